@@ -1,0 +1,19 @@
+// The EAL command line of a pod: what the operator gave before `--`, plus
+// the defaults that let several pods share a host.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pod_layout.h"
+
+namespace nfv {
+
+// Adds --file-prefix=<pod name> unless a prefix or --in-memory is given (so
+// pods on one host never share hugepage files), and --no-pci when the pod
+// has no PCI port and no PCI allow/block list is given. Never adds --no-huge.
+std::vector<std::string> complete_eal_args(std::vector<std::string> args, const PodLayout& layout);
+
+bool has_eal_flag(const std::vector<std::string>& args, const std::string& flag);
+
+}  // namespace nfv

@@ -1,0 +1,184 @@
+// nfv-pod: one DPDK primary process hosting one or more sites of the
+// geo-distributed NFV system.
+//
+//   nfv-pod [EAL args] -- --config pod.yaml [options]
+//
+// main() reads top to bottom: app args, config (checked before EAL starts),
+// EAL, the pod (mempool, ports, workers), forwarding until a signal or a
+// stop condition, then the final counters and teardown.
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <sys/prctl.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "config_error.h"
+#include "config_loader.h"
+#include "eal_args.h"
+#include "pod.h"
+#include "pod_stats.h"
+#include "vnf.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(nfv-pod: a DPDK pod hosting sites of geo-distributed VNF chains
+
+usage: nfv-pod [EAL args] -- --config FILE [options]
+
+options (after --):
+  --config FILE            pod configuration, YAML or JSON (schema: proto/pod_config.proto,
+                           guide: docs/pod-config.md)
+  --check-config           validate the config and exit (no EAL, no hugepages needed)
+  --run-for-s N            stop after N seconds of forwarding
+  --stop-when-idle-ms N    stop once nothing was received or in flight for N ms
+  --stats-json FILE        write the final counters as JSON (proto/pod_stats.proto)
+  --stats-interval-s N     progress line every N seconds (default 10, 0 = off)
+  --log-level LEVEL        trace, debug, info (default), warn, error
+  --list-vnfs              list the VNF types this build knows and exit
+  -h, --help               this text
+
+EAL args (before --) are DPDK's own, e.g. -l 0,1 for the main lcore plus one
+worker. Defaults added when absent: --file-prefix=<pod name> (pods on one host
+stay apart) and --no-pci when the config has no PCI port. Hugepages are used
+unless you pass --no-huge yourself. See docs/running-pods.md.
+
+examples:
+  nfv-pod -l 0 -- --config deploy/demo/pod-a.yaml
+  nfv-pod -l 0,1 --file-prefix=edge -- --config pod.yaml --run-for-s 30 --stats-json out.json
+)";
+
+std::atomic<bool> g_stop{false};
+
+void on_signal(int) { g_stop.store(true); }
+
+struct AppArgs {
+  std::string config;
+  bool check_only = false;
+  bool list_vnfs = false;
+  nfv::PodRunOptions run;
+  std::string stats_json;
+  std::string log_level = "info";
+};
+
+double parse_number(const std::string& flag, const char* value) {
+  char* end = nullptr;
+  const double v = value ? std::strtod(value, &end) : 0;
+  if (!value || *end != '\0' || v < 0) throw std::invalid_argument(flag + ": expected a number >= 0");
+  return v;
+}
+
+AppArgs parse_app_args(const std::vector<char*>& args) {
+  AppArgs out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string a = args[i];
+    auto value = [&]() -> char* {
+      if (i + 1 >= args.size()) throw std::invalid_argument(a + ": expected a value");
+      return args[++i];
+    };
+    if (a == "--config") out.config = value();
+    else if (a == "--check-config") out.check_only = true;
+    else if (a == "--list-vnfs") out.list_vnfs = true;
+    else if (a == "--run-for-s") out.run.run_for_s = parse_number(a, value());
+    else if (a == "--stop-when-idle-ms") out.run.stop_when_idle_ms = static_cast<uint32_t>(parse_number(a, value()));
+    else if (a == "--stats-json") out.stats_json = value();
+    else if (a == "--stats-interval-s") out.run.stats_interval_s = parse_number(a, value());
+    else if (a == "--log-level") out.log_level = value();
+    else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
+  }
+  if (out.config.empty() && !out.list_vnfs) throw std::invalid_argument("--config FILE is required (see --help)");
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("nfv-pod"));
+  std::vector<char*> eal_argv{argv[0]}, app_argv;
+  bool after_separator = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!after_separator && std::strcmp(argv[i], "--") == 0) {
+      after_separator = true;
+      continue;
+    }
+    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    (after_separator ? app_argv : eal_argv).push_back(argv[i]);
+  }
+  // Without `--`, everything is ours.
+  if (!after_separator) app_argv.assign(eal_argv.begin() + 1, eal_argv.end()), eal_argv.resize(1);
+
+  AppArgs app;
+  nfv::LoadedConfig loaded;
+  nfv::PodLayout layout;
+  try {
+    app = parse_app_args(app_argv);
+    spdlog::set_level(spdlog::level::from_str(app.log_level));
+    if (app.list_vnfs) {
+      for (const auto& [name, description] : nfv::VnfRegistry::instance().list()) std::printf("%-10s %s\n", name.c_str(), description.c_str());
+      return 0;
+    }
+    loaded = nfv::load_pod_config(app.config);
+    layout = nfv::build_pod_layout(loaded.config);
+  } catch (const nfv::ConfigError& e) {
+    std::fprintf(stderr, "nfv-pod: invalid config: %s\n", loaded.locate(e.field(), e.expected()).c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfv-pod: %s\n", e.what());
+    return 2;
+  }
+  if (app.check_only) {
+    std::printf("%s: valid (%zu sites, %zu hosted, %zu links, %zu ports, %zu chains)\n", app.config.c_str(), layout.sites.size(),
+                static_cast<std::size_t>(std::count_if(layout.sites.begin(), layout.sites.end(), [](const auto& s) { return s.hosted; })),
+                layout.links.size(), layout.ports.size(), layout.chains.size());
+    return 0;
+  }
+
+  std::vector<std::string> eal_args{eal_argv.begin() + 1, eal_argv.end()};
+  eal_args = nfv::complete_eal_args(eal_args, layout);
+  if (nfv::has_eal_flag(eal_args, "--no-huge")) spdlog::warn("running without hugepages because --no-huge was given");
+  std::vector<char*> eal_c{argv[0]};
+  for (auto& a : eal_args) eal_c.push_back(a.data());
+  // Sleeps in the idle back-off must wake on time for the WAN delay lines.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  if (rte_eal_init(static_cast<int>(eal_c.size()), eal_c.data()) < 0) {
+    std::fprintf(stderr,
+                 "nfv-pod: EAL init failed (%s). Are hugepages reserved and mounted? Run `./nfv setup` as root, "
+                 "or pass --no-huge before -- to run without them.\n",
+                 rte_strerror(rte_errno));
+    return 1;
+  }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  int rc = 0;
+  {
+    nfv::Pod pod(std::move(layout));
+    try {
+      pod.start();
+      pod.run(app.run, g_stop);
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      rc = 1;
+    }
+    const auto stats = pod.close();
+    std::fputs(nfv::format_pod_stats(stats).c_str(), stdout);
+    if (!app.stats_json.empty()) std::ofstream(app.stats_json) << nfv::pod_stats_json(stats);
+    if (stats.mempool_in_use_after_close() > 0) {
+      spdlog::error("{} mbufs still in use after close: a leak", stats.mempool_in_use_after_close());
+      rc = rc ? rc : 3;
+    }
+  }
+  rte_eal_cleanup();
+  return rc;
+}

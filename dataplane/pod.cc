@@ -1,0 +1,256 @@
+#include "pod.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_pcapng.h>
+#include <rte_ring.h>
+#include <spdlog/spdlog.h>
+
+#include "chain_meta.h"
+#include "pod_stats.h"
+#include "ports.h"
+
+namespace nfv {
+namespace {
+
+constexpr unsigned kCaptureRingSize = 8192;
+constexpr unsigned kCapturePoolSize = 16383;
+constexpr uint32_t kCaptureSnapLength = 2048;
+constexpr auto kControlPeriod = std::chrono::milliseconds(5);
+
+int launch_worker(void* arg) {
+  static_cast<Worker*>(arg)->run();
+  return 0;
+}
+
+}  // namespace
+
+// Writes the copies that workers put on each capturing port's ring into that
+// port's pcapng file; runs on the control thread, off the fast path.
+class Pod::CaptureWriter {
+ public:
+  void add(int port, const std::string& path, PortRuntime& rt) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) throw std::runtime_error("capture_pcapng: cannot create '" + path + "'");
+    rte_pcapng_t* file = rte_pcapng_fdopen(fd, nullptr, nullptr, "nfv-pod", nullptr);
+    if (!file) throw std::runtime_error("capture_pcapng: cannot start pcapng in '" + path + "'");
+    const std::string tag = std::to_string(port);
+    rt.capture_ring = rte_ring_create(("cap_ring_" + tag).c_str(), kCaptureRingSize, static_cast<int>(rte_socket_id()), RING_F_SC_DEQ);
+    rt.capture_pool = rte_pktmbuf_pool_create(("cap_pool_" + tag).c_str(), kCapturePoolSize, 256, 0,
+                                              static_cast<uint16_t>(rte_pcapng_mbuf_size(kCaptureSnapLength)),
+                                              static_cast<int>(rte_socket_id()));
+    if (!rt.capture_ring || !rt.capture_pool)
+      throw std::runtime_error("capture_pcapng: no memory for the capture of port " + tag + " (" + rte_strerror(rte_errno) + ")");
+    files_.push_back({file, rt.capture_ring, rt.capture_pool});
+  }
+
+  void drain() {
+    rte_mbuf* pkts[64];
+    for (auto& f : files_) {
+      unsigned n;
+      while ((n = rte_ring_dequeue_burst(f.ring, reinterpret_cast<void**>(pkts), 64, nullptr)) > 0)
+        rte_pcapng_write_packets(f.file, pkts, static_cast<uint16_t>(n));
+    }
+  }
+
+  ~CaptureWriter() {
+    drain();
+    for (auto& f : files_) {
+      rte_pcapng_close(f.file);
+      rte_ring_free(f.ring);
+      rte_mempool_free(f.pool);
+    }
+  }
+
+ private:
+  struct File {
+    rte_pcapng_t* file;
+    rte_ring* ring;
+    rte_mempool* pool;
+  };
+  std::vector<File> files_;
+};
+
+Pod::Pod(PodLayout layout) : runtime_(std::make_unique<PodRuntime>(std::move(layout))) { created_tsc_ = rte_rdtsc(); }
+
+Pod::~Pod() {
+  if (!closed_) close();
+}
+
+void Pod::start() {
+  PodRuntime& pod = *runtime_;
+  const PodLayout& layout = pod.layout;
+  register_chain_meta_field();
+
+  unsigned lcore;
+  RTE_LCORE_FOREACH_WORKER(lcore) worker_lcores_.push_back(lcore);
+  // Without worker lcores the main lcore forwards and control runs in a thread.
+  if (worker_lcores_.empty()) worker_lcores_.push_back(rte_get_main_lcore());
+  pod.worker_count = static_cast<int>(worker_lcores_.size());
+
+  pool_ = rte_pktmbuf_pool_create(("pool_" + layout.name).substr(0, RTE_MEMPOOL_NAMESIZE - 1).c_str(), layout.mempool_mbufs,
+                                  layout.mempool_cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
+  if (!pool_)
+    throw std::runtime_error(std::string("cannot create the mbuf pool (") + rte_strerror(rte_errno) +
+                             "): reserve more hugepages or lower mempool.mbufs");
+
+  for (const auto& port : layout.ports) {
+    PortRuntime rt;
+    rt.port_id = create_port_device(port);
+    rt.poll_rx = !port.tx_only;
+    pod.ports.push_back(rt);
+  }
+  capture_ = std::make_unique<CaptureWriter>();
+  for (std::size_t p = 0; p < layout.ports.size(); ++p) {
+    const PortInfo& port = layout.ports[p];
+    start_port(pod.ports[p].port_id, port, static_cast<uint16_t>(pod.worker_count), pool_);
+    rte_eth_macaddr_get(pod.ports[p].port_id, &pod.ports[p].mac);
+    if (!port.capture_pcapng.empty()) capture_->add(static_cast<int>(p), port.capture_pcapng, pod.ports[p]);
+    spdlog::info("port {} ({}{}{}) up as ethdev {} at site {}", port.name, port.vdev_name.empty() ? "pci " : port.vdev_name,
+                 port.devargs.empty() ? "" : " ", port.devargs, pod.ports[p].port_id, layout.sites[port.site].name);
+  }
+
+  for (std::size_t c = 0; c < layout.chains.size(); ++c) {
+    pod.chain_of_spi[layout.chains[c].spi] = static_cast<int>(c);
+    pod.hop_base.push_back(pod.hop_total);
+    pod.hop_total += static_cast<int>(layout.chains[c].hops.size());
+  }
+
+  std::vector<std::vector<int>> rx_by_worker(worker_lcores_.size());
+  int next = 0;
+  for (std::size_t p = 0; p < layout.ports.size(); ++p)
+    if (pod.ports[p].poll_rx) rx_by_worker[next++ % worker_lcores_.size()].push_back(static_cast<int>(p));
+  pod.start_tsc = rte_rdtsc();
+  for (std::size_t w = 0; w < worker_lcores_.size(); ++w) {
+    workers_.push_back(std::make_unique<Worker>(static_cast<int>(w), pod, rx_by_worker[w]));
+    workers_.back()->prepare();
+  }
+
+  std::vector<uint16_t> ids;
+  for (const auto& rt : pod.ports) ids.push_back(rt.port_id);
+  const auto down = wait_for_links(ids, layout.ports, layout.link_wait_ms);
+  for (const auto& name : down) spdlog::warn("port {} link still down after {} ms; forwarding anyway", name, layout.link_wait_ms);
+}
+
+uint64_t Pod::packets_seen() const {
+  uint64_t total = 0;
+  for (const auto& w : workers_) total += __atomic_load_n(&w->counters().busy_packets, __ATOMIC_RELAXED);
+  return total;
+}
+
+uint64_t Pod::packets_in_flight() const {
+  uint64_t total = 0;
+  for (const auto& w : workers_) total += __atomic_load_n(&w->counters().in_flight, __ATOMIC_RELAXED);
+  return total;
+}
+
+void Pod::print_progress(double elapsed_s) const {
+  uint64_t rx = 0, tx = 0;
+  for (const auto& w : workers_)
+    for (const auto& p : w->counters().ports) {
+      rx += __atomic_load_n(&p.rx_packets, __ATOMIC_RELAXED);
+      tx += __atomic_load_n(&p.tx_packets, __ATOMIC_RELAXED);
+    }
+  spdlog::info("{:.0f} s: rx {} tx {} in flight {}", elapsed_s, rx, tx, packets_in_flight());
+}
+
+void Pod::control_loop(const PodRunOptions& options, const std::atomic<bool>& stop_requested) {
+  PodRuntime& pod = *runtime_;
+  const double hz = static_cast<double>(pod.clock.hz());
+  uint64_t last_seen = packets_seen();
+  uint64_t last_change = rte_rdtsc();
+  uint64_t last_progress = last_change;
+  while (pod.state.load() == RunState::kForwarding) {
+    std::this_thread::sleep_for(kControlPeriod);
+    capture_->drain();
+    const uint64_t now = rte_rdtsc();
+    const double elapsed = static_cast<double>(now - forwarding_start_tsc_) / hz;
+    const uint64_t seen = packets_seen();
+    if (seen != last_seen || packets_in_flight() != 0) {
+      last_seen = seen;
+      last_change = now;
+    }
+    std::string reason;
+    if (stop_requested.load()) reason = "signal";
+    else if (options.run_for_s > 0 && elapsed >= options.run_for_s) reason = "run time reached";
+    else if (options.stop_when_idle_ms && static_cast<double>(now - last_change) / hz * 1e3 >= options.stop_when_idle_ms)
+      reason = "idle";
+    if (!reason.empty()) {
+      spdlog::info("stopping ({}): draining WAN links", reason);
+      pod.state.store(RunState::kDraining);
+    }
+    if (options.stats_interval_s > 0 && static_cast<double>(now - last_progress) / hz >= options.stats_interval_s) {
+      last_progress = now;
+      print_progress(elapsed);
+    }
+  }
+  // Keep writing captures while the workers drain.
+  while (!pod.workers_done.load()) {
+    capture_->drain();
+    std::this_thread::sleep_for(kControlPeriod);
+  }
+  capture_->drain();
+}
+
+void Pod::run(const PodRunOptions& options, const std::atomic<bool>& stop_requested) {
+  PodRuntime& pod = *runtime_;
+  forwarding_start_tsc_ = rte_rdtsc();
+  spdlog::info("forwarding on {} worker lcore(s)", workers_.size());
+  const bool main_forwards = worker_lcores_.size() == 1 && worker_lcores_[0] == rte_get_main_lcore();
+  if (main_forwards) {
+    std::thread control([&] { control_loop(options, stop_requested); });
+    workers_[0]->run();
+    pod.workers_done.store(true);
+    control.join();
+  } else {
+    for (std::size_t w = 0; w < workers_.size(); ++w)
+      rte_eal_remote_launch(launch_worker, workers_[w].get(), worker_lcores_[w]);
+    std::thread waiter([&] {
+      rte_eal_mp_wait_lcore();
+      pod.workers_done.store(true);
+    });
+    control_loop(options, stop_requested);
+    waiter.join();
+  }
+  forwarding_end_tsc_ = rte_rdtsc();
+}
+
+nfv::stats::PodStats Pod::stats() const {
+  auto stats = collect_pod_stats(*runtime_, workers_, worker_lcores_);
+  const double hz = static_cast<double>(runtime_->clock.hz());
+  const uint64_t now = rte_rdtsc();
+  stats.set_uptime_s(static_cast<double>(now - created_tsc_) / hz);
+  if (forwarding_start_tsc_)
+    stats.set_forwarding_s(static_cast<double>((forwarding_end_tsc_ ? forwarding_end_tsc_ : now) - forwarding_start_tsc_) / hz);
+  if (pool_) stats.set_mempool_size(pool_->size);
+  stats.set_mempool_in_use_after_close(in_use_after_close_);
+  return stats;
+}
+
+nfv::stats::PodStats Pod::close() {
+  if (closed_) return stats();
+  PodRuntime& pod = *runtime_;
+  for (std::size_t p = 0; p < pod.ports.size(); ++p) close_port(pod.ports[p].port_id, pod.layout.ports[p]);
+  capture_.reset();
+  if (pool_) in_use_after_close_ = rte_mempool_in_use_count(pool_);
+  auto final_stats = stats();
+  // VNF tables live in hugepage memory too: free them before the mempool.
+  workers_.clear();
+  if (pool_) rte_mempool_free(pool_);
+  pool_ = nullptr;
+  closed_ = true;
+  return final_stats;
+}
+
+}  // namespace nfv

@@ -1,0 +1,61 @@
+// An nfv-pod: one DPDK primary process hosting one or more sites. Owns the
+// mempool, the ports, the workers and the control loop around them.
+//
+//   Pod pod(layout);      // control thread, after rte_eal_init
+//   pod.start();          // mempool, ports, VNF instances, wait for links
+//   pod.run(options, stop_flag);  // forward until stopped, then drain
+//   auto stats = pod.close();     // stop and close ports, check the mempool
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "pod_layout.h"
+#include "pod_runtime.h"
+#include "pod_stats.pb.h"
+#include "worker.h"
+
+struct rte_mempool;
+
+namespace nfv {
+
+struct PodRunOptions {
+  double run_for_s = 0;            // 0: until stopped
+  uint32_t stop_when_idle_ms = 0;  // 0: never; else stop once nothing moved for this long
+  double stats_interval_s = 10;    // progress line period; 0: none
+};
+
+class Pod {
+ public:
+  explicit Pod(PodLayout layout);
+  ~Pod();
+
+  void start();
+  void run(const PodRunOptions& options, const std::atomic<bool>& stop_requested);
+  nfv::stats::PodStats close();
+  nfv::stats::PodStats stats() const;
+
+  PodRuntime& runtime() { return *runtime_; }
+  Worker& worker(int i) { return *workers_[i]; }
+
+ private:
+  class CaptureWriter;
+  void control_loop(const PodRunOptions& options, const std::atomic<bool>& stop_requested);
+  uint64_t packets_seen() const;
+  uint64_t packets_in_flight() const;
+  void print_progress(double elapsed_s) const;
+
+  std::unique_ptr<PodRuntime> runtime_;
+  rte_mempool* pool_ = nullptr;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<unsigned> worker_lcores_;
+  std::unique_ptr<CaptureWriter> capture_;
+  uint64_t created_tsc_ = 0;
+  uint64_t forwarding_start_tsc_ = 0;
+  uint64_t forwarding_end_tsc_ = 0;
+  bool closed_ = false;
+  int64_t in_use_after_close_ = -1;
+};
+
+}  // namespace nfv

@@ -1,0 +1,446 @@
+#include "pod_layout.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "config_error.h"
+#include "geo_distance.h"
+#include "vnf.h"
+
+namespace nfv {
+namespace {
+
+using nfv::config::PodConfig;
+
+std::string at(const std::string& list, int index) { return list + "[" + std::to_string(index) + "]"; }
+
+int require_site(const PodLayout& layout, const std::string& name, const std::string& field) {
+  const int index = layout.site_index(name);
+  if (index == kNoIndex) {
+    std::string known;
+    for (const auto& s : layout.sites) known += (known.empty() ? "" : ", ") + s.name;
+    throw ConfigError(field, "the name of a site in `sites` (" + known + "), got '" + name + "'");
+  }
+  return index;
+}
+
+int require_port(const PodLayout& layout, const std::string& name, const std::string& field) {
+  const int index = layout.port_index(name);
+  if (index == kNoIndex) throw ConfigError(field, "the name of a port in `ports`, got '" + name + "'");
+  return index;
+}
+
+void build_sites(const PodConfig& config, PodLayout& layout) {
+  if (config.sites().empty()) throw ConfigError("sites", "at least one site");
+  if (config.sites_size() > kMaxSites) throw ConfigError("sites", "at most " + std::to_string(kMaxSites) + " sites");
+  for (int i = 0; i < config.sites_size(); ++i) {
+    const auto& site = config.sites(i);
+    const std::string field = at("sites", i);
+    if (site.name().empty()) throw ConfigError(field + ".name", "a non-empty site name");
+    if (layout.site_index(site.name()) != kNoIndex) throw ConfigError(field + ".name", "a unique name, '" + site.name() + "' is repeated");
+    if (site.lat() < -90 || site.lat() > 90) throw ConfigError(field + ".lat", "a latitude in [-90, 90]");
+    if (site.lon() < -180 || site.lon() > 180) throw ConfigError(field + ".lon", "a longitude in [-180, 180]");
+    layout.sites.push_back(SiteInfo{site.name(), site.lat(), site.lon(), false});
+  }
+  if (config.hosted_sites().empty()) throw ConfigError("hosted_sites", "at least one site this pod runs");
+  for (int i = 0; i < config.hosted_sites_size(); ++i)
+    layout.sites[require_site(layout, config.hosted_sites(i), at("hosted_sites", i))].hosted = true;
+}
+
+std::vector<DelayStep> read_delay_trace_file(const std::string& path, const std::string& field) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(field, "a readable CSV file of 'at_ms,delay_ms' lines, cannot open '" + path + "'");
+  std::vector<DelayStep> steps;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#' || std::isalpha(static_cast<unsigned char>(line[0]))) continue;
+    std::istringstream row(line);
+    DelayStep step{};
+    char comma = 0;
+    if (!(row >> step.at_ms >> comma >> step.delay_ms) || comma != ',')
+      throw ConfigError(field, "'at_ms,delay_ms' on line " + std::to_string(line_no) + " of " + path);
+    steps.push_back(step);
+  }
+  return steps;
+}
+
+WanLinkParams build_link_params(const nfv::config::Link& link, const PodLayout& layout, int from, int to,
+                                const std::string& field) {
+  WanLinkParams p;
+  const double route_factor = link.route_factor() == 0 ? 1.0 : link.route_factor();
+  if (route_factor < 1.0) throw ConfigError(field + ".route_factor", "a factor >= 1 (a route is never shorter than the great circle)");
+  if (link.has_delay_ms()) {
+    if (link.delay_ms() < 0) throw ConfigError(field + ".delay_ms", "a delay >= 0 ms");
+    p.delay_ms = link.delay_ms();
+  } else {
+    const auto& a = layout.sites[from];
+    const auto& b = layout.sites[to];
+    p.delay_ms = propagation_delay_ms(great_circle_km(a.lat, a.lon, b.lat, b.lon), route_factor);
+  }
+  if (link.jitter_ms() < 0) throw ConfigError(field + ".jitter_ms", "a jitter >= 0 ms");
+  if (link.loss() < 0 || link.loss() > 1) throw ConfigError(field + ".loss", "a probability in [0, 1]");
+  if (link.bandwidth_mbps() < 0) throw ConfigError(field + ".bandwidth_mbps", "a bandwidth >= 0 (0 = unlimited)");
+  if (link.buffer_ms() < 0) throw ConfigError(field + ".buffer_ms", "a buffer >= 0 ms");
+  p.jitter_ms = link.jitter_ms();
+  p.loss = link.loss();
+  p.bandwidth_mbps = link.bandwidth_mbps();
+  if (link.buffer_ms() > 0) p.buffer_ms = link.buffer_ms();
+  if (link.queue_packets() != 0) {
+    if (link.queue_packets() > (1u << 22)) throw ConfigError(field + ".queue_packets", "at most 4194304 packets");
+    p.queue_packets = link.queue_packets();
+  }
+  for (const auto& point : link.delay_trace()) p.delay_trace.push_back({point.at_ms(), point.delay_ms()});
+  if (!link.delay_trace_file().empty()) {
+    if (!p.delay_trace.empty()) throw ConfigError(field + ".delay_trace_file", "either delay_trace or delay_trace_file, not both");
+    p.delay_trace = read_delay_trace_file(link.delay_trace_file(), field + ".delay_trace_file");
+  }
+  for (std::size_t i = 0; i < p.delay_trace.size(); ++i) {
+    const auto& step = p.delay_trace[i];
+    if (step.delay_ms < 0 || step.at_ms < 0 || (i > 0 && step.at_ms <= p.delay_trace[i - 1].at_ms))
+      throw ConfigError(field + ".delay_trace", "points with increasing at_ms >= 0 and delay_ms >= 0 (point " + std::to_string(i) + ")");
+  }
+  if (link.delay_trace_period_ms() < 0 ||
+      (link.delay_trace_period_ms() > 0 && !p.delay_trace.empty() && link.delay_trace_period_ms() <= p.delay_trace.back().at_ms))
+    throw ConfigError(field + ".delay_trace_period_ms", "a period longer than the last trace point's at_ms");
+  p.delay_trace_period_ms = link.delay_trace_period_ms();
+  return p;
+}
+
+void add_link(PodLayout& layout, int from, int to, WanLinkParams params, const std::string& field) {
+  int& slot = layout.link_index[from * layout.sites.size() + to];
+  if (slot != kNoIndex) throw ConfigError(field, "one link per direction, " + layout.links[slot].name + " is repeated");
+  slot = static_cast<int>(layout.links.size());
+  layout.links.push_back(LinkInfo{layout.sites[from].name + "->" + layout.sites[to].name, from, to, std::move(params), kNoIndex});
+}
+
+void build_links(const PodConfig& config, PodLayout& layout) {
+  layout.link_index.assign(layout.sites.size() * layout.sites.size(), kNoIndex);
+  for (int i = 0; i < config.links_size(); ++i) {
+    const auto& link = config.links(i);
+    const std::string field = at("links", i);
+    const int from = require_site(layout, link.from(), field + ".from");
+    const int to = require_site(layout, link.to(), field + ".to");
+    if (from == to) throw ConfigError(field + ".to", "a site other than `from`");
+    const WanLinkParams params = build_link_params(link, layout, from, to, field);
+    add_link(layout, from, to, params, field);
+    if (link.bidirectional()) add_link(layout, to, from, params, field);
+  }
+}
+
+std::array<uint8_t, 6> parse_mac(const std::string& text, const std::string& field) {
+  std::array<uint8_t, 6> mac{};
+  unsigned v[6];
+  char tail;
+  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6)
+    throw ConfigError(field, "a MAC address like 02:00:00:00:00:01, got '" + text + "'");
+  for (int i = 0; i < 6; ++i) {
+    if (v[i] > 255) throw ConfigError(field, "a MAC address like 02:00:00:00:00:01, got '" + text + "'");
+    mac[i] = static_cast<uint8_t>(v[i]);
+  }
+  return mac;
+}
+
+void require_field(bool present, const std::string& field, const std::string& expected) {
+  if (!present) throw ConfigError(field, expected);
+}
+
+// Builds the DPDK vdev name and devargs of a port from its driver fields.
+void describe_device(const nfv::config::Port& port, int index, const std::string& field, PortInfo& info) {
+  using nfv::config::PortDriver;
+  const std::string suffix = std::to_string(index);
+  std::string args;
+  switch (port.driver()) {
+    case PortDriver::DRIVER_MEMIF:
+      info.driver = PortDriverKind::kMemif;
+      info.vdev_name = "net_memif" + suffix;
+      require_field(port.memif_role() == "server" || port.memif_role() == "client", field + ".memif_role", "server or client");
+      require_field(!port.memif_socket().empty() && port.memif_socket()[0] == '/', field + ".memif_socket",
+                    "an absolute filesystem socket path");
+      // Filesystem sockets (not abstract) work across network namespaces.
+      args = "role=" + port.memif_role() + ",socket=" + port.memif_socket() + ",socket-abstract=no,id=" +
+             std::to_string(port.memif_id());
+      break;
+    case PortDriver::DRIVER_PCAP:
+      info.driver = PortDriverKind::kPcap;
+      info.vdev_name = "net_pcap" + suffix;
+      require_field(!port.rx_pcap().empty() || !port.tx_pcap().empty(), field + ".rx_pcap", "rx_pcap and/or tx_pcap");
+      if (!port.rx_pcap().empty()) {
+        if (!std::ifstream(port.rx_pcap())) throw ConfigError(field + ".rx_pcap", "a readable pcap file, cannot open '" + port.rx_pcap() + "'");
+        args = "rx_pcap=" + port.rx_pcap();
+        if (port.rx_pcap_loop()) args += ",infinite_rx=1";
+      } else {
+        // Without rx_pcap there is nothing to receive: do not poll rx.
+        info.tx_only = true;
+      }
+      if (!port.tx_pcap().empty()) args += std::string(args.empty() ? "" : ",") + "tx_pcap=" + port.tx_pcap();
+      break;
+    case PortDriver::DRIVER_RING:
+      info.driver = PortDriverKind::kRing;
+      info.vdev_name = "net_ring" + suffix;
+      break;
+    case PortDriver::DRIVER_NULL:
+      info.driver = PortDriverKind::kNull;
+      info.vdev_name = "net_null" + suffix;
+      args = "size=" + std::to_string(port.null_packet_size() ? port.null_packet_size() : 64);
+      break;
+    case PortDriver::DRIVER_AF_PACKET:
+      info.driver = PortDriverKind::kAfPacket;
+      info.vdev_name = "net_af_packet" + suffix;
+      require_field(!port.iface().empty(), field + ".iface", "the kernel interface to attach to");
+      args = "iface=" + port.iface();
+      break;
+    case PortDriver::DRIVER_TAP:
+      info.driver = PortDriverKind::kTap;
+      info.vdev_name = "net_tap" + suffix;
+      require_field(!port.iface().empty(), field + ".iface", "the name of the tap interface to create");
+      args = "iface=" + port.iface();
+      break;
+    case PortDriver::DRIVER_PCI:
+      info.driver = PortDriverKind::kPci;
+      require_field(!port.pci_address().empty(), field + ".pci_address", "a PCI address like 0000:03:00.0");
+      args = port.pci_address();
+      break;
+    default:
+      throw ConfigError(field + ".driver", "one of memif, pcap, ring, null, af_packet, tap, pci");
+  }
+  if (!port.devargs().empty()) {
+    if (port.driver() == PortDriver::DRIVER_PCI) throw ConfigError(field + ".devargs", "no devargs for PCI ports (pass them with EAL -a)");
+    args += std::string(args.empty() ? "" : ",") + port.devargs();
+  }
+  info.devargs = args;
+}
+
+void build_ports(const PodConfig& config, PodLayout& layout) {
+  for (int i = 0; i < config.ports_size(); ++i) {
+    const auto& port = config.ports(i);
+    const std::string field = at("ports", i);
+    if (port.name().empty()) throw ConfigError(field + ".name", "a non-empty port name");
+    if (layout.port_index(port.name()) != kNoIndex) throw ConfigError(field + ".name", "a unique name, '" + port.name() + "' is repeated");
+    PortInfo info;
+    info.name = port.name();
+    describe_device(port, i, field, info);
+    info.site = require_site(layout, port.site(), field + ".site");
+    if (!layout.sites[info.site].hosted) throw ConfigError(field + ".site", "a site this pod hosts (in hosted_sites)");
+    for (int j = 0; j < port.peer_sites_size(); ++j) {
+      const int peer = require_site(layout, port.peer_sites(j), at(field + ".peer_sites", j));
+      if (layout.sites[peer].hosted) throw ConfigError(at(field + ".peer_sites", j), "a site hosted by another pod");
+      info.peer_sites.push_back(peer);
+    }
+    info.default_pass = port.default_action() == nfv::config::DEFAULT_PASS;
+    info.capture_pcapng = port.capture_pcapng();
+    info.tx_only = info.tx_only || port.tx_only();
+    if (port.rx_descriptors()) info.rx_descriptors = static_cast<uint16_t>(std::min(port.rx_descriptors(), 32768u));
+    if (port.tx_descriptors()) info.tx_descriptors = static_cast<uint16_t>(std::min(port.tx_descriptors(), 32768u));
+    if (!port.peer_mac().empty()) {
+      info.peer_mac = parse_mac(port.peer_mac(), field + ".peer_mac");
+      info.peer_mac_set = true;
+    }
+    layout.ports.push_back(std::move(info));
+  }
+  if (layout.ports.empty()) throw ConfigError("ports", "at least one port");
+  for (int i = 0; i < config.ports_size(); ++i) {
+    const auto& port = config.ports(i);
+    PortInfo& info = layout.ports[i];
+    info.default_port = port.default_port().empty() ? i : require_port(layout, port.default_port(), at("ports", i) + ".default_port");
+  }
+  // A link to a remote site leaves through the port that reaches that site.
+  for (auto& link : layout.links) {
+    if (!layout.sites[link.from].hosted || layout.sites[link.to].hosted) continue;
+    for (std::size_t p = 0; p < layout.ports.size(); ++p) {
+      const auto& port = layout.ports[p];
+      if (port.site == link.from && std::count(port.peer_sites.begin(), port.peer_sites.end(), link.to)) {
+        link.port = static_cast<int>(p);
+        break;
+      }
+    }
+  }
+}
+
+std::array<uint8_t, 16> prefix_mask(int length) {
+  std::array<uint8_t, 16> mask{};
+  for (int i = 0; i < 16; ++i) {
+    const int bits = std::clamp(length - i * 8, 0, 8);
+    mask[i] = static_cast<uint8_t>(0xff00 >> bits);
+  }
+  return mask;
+}
+
+// Parses "10.0.0.0/8" or "2001:db8::/32"; returns the family (4 or 6).
+int parse_prefix(const std::string& text, std::array<uint8_t, 16>& addr, std::array<uint8_t, 16>& mask,
+                 const std::string& field) {
+  const auto slash = text.find('/');
+  const std::string address = text.substr(0, slash);
+  const bool v6 = address.find(':') != std::string::npos;
+  const int max_len = v6 ? 128 : 32;
+  int length = max_len;
+  if (slash != std::string::npos) {
+    const std::string len_text = text.substr(slash + 1);
+    auto [end, ec] = std::from_chars(len_text.data(), len_text.data() + len_text.size(), length);
+    if (ec != std::errc() || end != len_text.data() + len_text.size() || length < 0 || length > max_len)
+      throw ConfigError(field, "a prefix length 0.." + std::to_string(max_len) + " in '" + text + "'");
+  }
+  addr.fill(0);
+  if (inet_pton(v6 ? AF_INET6 : AF_INET, address.c_str(), addr.data()) != 1)
+    throw ConfigError(field, "an IPv4 or IPv6 prefix like 10.0.0.0/8 or 2001:db8::/32, got '" + text + "'");
+  mask = prefix_mask(length);
+  for (int i = 0; i < 16; ++i) addr[i] &= mask[i];
+  return v6 ? 6 : 4;
+}
+
+void parse_port_range(const std::string& text, uint16_t& lo, uint16_t& hi, const std::string& field) {
+  unsigned a = 0, b = 0;
+  char tail;
+  const int n = std::sscanf(text.c_str(), "%u-%u%c", &a, &b, &tail);
+  if (n == 1) b = a;
+  if ((n != 1 && n != 2) || a > b || b > 65535) throw ConfigError(field, "a port or range like 80 or 1024-65535, got '" + text + "'");
+  lo = static_cast<uint16_t>(a);
+  hi = static_cast<uint16_t>(b);
+}
+
+int parse_protocol(const std::string& text, const std::string& field) {
+  if (text == "tcp") return 6;
+  if (text == "udp") return 17;
+  if (text == "icmp") return 1;
+  if (text == "icmpv6") return 58;
+  if (text == "sctp") return 132;
+  int value = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0 || value > 255)
+    throw ConfigError(field, "tcp, udp, icmp, icmpv6, sctp or a protocol number 0..255, got '" + text + "'");
+  return value;
+}
+
+CompiledRule compile_rule(const nfv::config::MatchRule& rule, const std::string& field) {
+  CompiledRule out;
+  int src_family = 0, dst_family = 0;
+  if (!rule.src_prefix().empty()) src_family = parse_prefix(rule.src_prefix(), out.src, out.src_mask, field + ".src_prefix");
+  if (!rule.dst_prefix().empty()) dst_family = parse_prefix(rule.dst_prefix(), out.dst, out.dst_mask, field + ".dst_prefix");
+  if (src_family && dst_family && src_family != dst_family)
+    throw ConfigError(field + ".dst_prefix", "the same address family as src_prefix");
+  out.family = static_cast<uint8_t>(src_family ? src_family : dst_family);
+  if (!rule.protocol().empty()) out.protocol = parse_protocol(rule.protocol(), field + ".protocol");
+  if (!rule.src_ports().empty()) parse_port_range(rule.src_ports(), out.src_port_lo, out.src_port_hi, field + ".src_ports");
+  if (!rule.dst_ports().empty()) parse_port_range(rule.dst_ports(), out.dst_port_lo, out.dst_port_hi, field + ".dst_ports");
+  return out;
+}
+
+// Every move between two sites of a chain needs a link this pod can use.
+void check_route(const PodLayout& layout, const ChainInfo& chain, const std::string& field) {
+  for (int s = 0; s + 1 < chain.stage_count(); ++s) {
+    const int a = chain.stage_site[s], b = chain.stage_site[s + 1];
+    if (a == b || !layout.sites[a].hosted) continue;
+    const int link = layout.link_between(a, b);
+    const std::string hop_field = s < static_cast<int>(chain.hops.size()) ? at(field + ".hops", s) + ".site" : field + ".egress_site";
+    if (link == kNoIndex)
+      throw ConfigError(hop_field, "a site reachable from " + layout.sites[a].name + ": add a link " +
+                                       layout.sites[a].name + "->" + layout.sites[b].name + " to `links`");
+    if (!layout.sites[b].hosted && layout.links[link].port == kNoIndex)
+      throw ConfigError(hop_field, "a port at " + layout.sites[a].name + " with " + layout.sites[b].name +
+                                       " in its peer_sites (the inter-pod link to that site)");
+  }
+}
+
+void build_chains(const PodConfig& config, PodLayout& layout) {
+  std::set<uint32_t> spis;
+  for (int i = 0; i < config.chains_size(); ++i) {
+    const auto& c = config.chains(i);
+    const std::string field = at("chains", i);
+    ChainInfo chain;
+    chain.name = c.name();
+    if (chain.name.empty()) throw ConfigError(field + ".name", "a non-empty chain name");
+    if (c.id() == 0 || c.id() > 0xffffff) throw ConfigError(field + ".id", "an NSH service path id in 1..16777215");
+    if (!spis.insert(c.id()).second) throw ConfigError(field + ".id", "a unique id, " + std::to_string(c.id()) + " is repeated");
+    chain.spi = c.id();
+    chain.ingress_site = require_site(layout, c.ingress_site(), field + ".ingress_site");
+    chain.egress_site = require_site(layout, c.egress_site(), field + ".egress_site");
+    if (c.hops_size() > kMaxHops) throw ConfigError(field + ".hops", "at most " + std::to_string(kMaxHops) + " hops");
+    chain.stage_site.push_back(chain.ingress_site);
+    for (int h = 0; h < c.hops_size(); ++h) {
+      const auto& hop = c.hops(h);
+      const std::string hop_field = at(field + ".hops", h);
+      if (!VnfRegistry::instance().contains(hop.vnf())) {
+        std::string known;
+        for (const auto& [name, description] : VnfRegistry::instance().list()) known += (known.empty() ? "" : ", ") + name;
+        throw ConfigError(hop_field + ".vnf", "a registered VNF type (" + known + "), got '" + hop.vnf() + "'");
+      }
+      HopInfo info{hop.vnf(), require_site(layout, hop.site(), hop_field + ".site"), {hop.params().begin(), hop.params().end()}};
+      chain.stage_site.push_back(info.site);
+      chain.hops.push_back(std::move(info));
+    }
+    chain.stage_site.push_back(chain.egress_site);
+    if (layout.sites[chain.egress_site].hosted) {
+      chain.egress_port = require_port(layout, c.egress_port(), field + ".egress_port");
+      if (layout.ports[chain.egress_port].site != chain.egress_site)
+        throw ConfigError(field + ".egress_port", "a port at the egress site " + layout.sites[chain.egress_site].name);
+    }
+    for (int r = 0; r < c.match_size(); ++r) chain.rules.push_back(compile_rule(c.match(r), at(field + ".match", r)));
+    if (layout.sites[chain.ingress_site].hosted) {
+      if (chain.rules.empty()) throw ConfigError(field + ".match", "at least one rule (an empty rule {} matches all IP traffic)");
+      if (c.ingress_ports().empty()) {
+        for (std::size_t p = 0; p < layout.ports.size(); ++p)
+          if (layout.ports[p].site == chain.ingress_site && layout.ports[p].peer_sites.empty()) chain.ingress_ports.push_back(static_cast<int>(p));
+      }
+      for (int p = 0; p < c.ingress_ports_size(); ++p) {
+        const int port = require_port(layout, c.ingress_ports(p), at(field + ".ingress_ports", p));
+        if (layout.ports[port].site != chain.ingress_site)
+          throw ConfigError(at(field + ".ingress_ports", p), "a port at the ingress site " + layout.sites[chain.ingress_site].name);
+        chain.ingress_ports.push_back(port);
+      }
+    }
+    check_route(layout, chain, field);
+    layout.chains.push_back(std::move(chain));
+  }
+}
+
+}  // namespace
+
+int PodLayout::site_index(const std::string& site_name) const {
+  for (std::size_t i = 0; i < sites.size(); ++i)
+    if (sites[i].name == site_name) return static_cast<int>(i);
+  return kNoIndex;
+}
+
+int PodLayout::port_index(const std::string& port_name) const {
+  for (std::size_t i = 0; i < ports.size(); ++i)
+    if (ports[i].name == port_name) return static_cast<int>(i);
+  return kNoIndex;
+}
+
+int PodLayout::chain_by_spi(uint32_t spi) const {
+  for (std::size_t i = 0; i < chains.size(); ++i)
+    if (chains[i].spi == spi) return static_cast<int>(i);
+  return kNoIndex;
+}
+
+bool PodLayout::has_pci_ports() const {
+  return std::any_of(ports.begin(), ports.end(), [](const PortInfo& p) { return p.driver == PortDriverKind::kPci; });
+}
+
+PodLayout build_pod_layout(const PodConfig& config) {
+  PodLayout layout;
+  layout.name = config.name();
+  if (layout.name.empty()) throw ConfigError("name", "a pod name (it is also the EAL file prefix)");
+  for (char c : layout.name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_')
+      throw ConfigError("name", "letters, digits, '-' and '_' only, got '" + layout.name + "'");
+  build_sites(config, layout);
+  build_links(config, layout);
+  build_ports(config, layout);
+  build_chains(config, layout);
+  if (config.has_mempool()) {
+    if (config.mempool().mbufs()) layout.mempool_mbufs = config.mempool().mbufs();
+    if (config.mempool().cache()) layout.mempool_cache = std::min(config.mempool().cache(), 512u);
+    if (layout.mempool_mbufs < 1024) throw ConfigError("mempool.mbufs", "at least 1024 mbufs");
+  }
+  if (config.link_wait_ms()) layout.link_wait_ms = config.link_wait_ms();
+  return layout;
+}
+
+}  // namespace nfv

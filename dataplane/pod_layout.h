@@ -1,0 +1,123 @@
+// The checked, compiled form of a pod configuration: sites, links, ports and
+// chains by index, with every cross-reference resolved. Built on the control
+// thread before EAL starts, so a bad config fails early and names the field.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pod_config.pb.h"
+
+namespace nfv {
+
+inline constexpr int kMaxSites = 255;   // a site index fits the NSH context byte
+inline constexpr int kMaxHops = 250;    // stages (hops + 2) fit the 8-bit NSH SI
+inline constexpr int kNoIndex = -1;
+
+struct DelayStep {
+  double at_ms;
+  double delay_ms;
+};
+
+struct WanLinkParams {
+  double delay_ms = 0;       // base one-way delay
+  double jitter_ms = 0;
+  double loss = 0;
+  double bandwidth_mbps = 0; // 0 = unlimited
+  double buffer_ms = 50;     // queueing allowed behind the bandwidth cap
+  uint32_t queue_packets = 16384;
+  std::vector<DelayStep> delay_trace;  // sorted by at_ms; empty = constant delay
+  double delay_trace_period_ms = 0;
+};
+
+struct SiteInfo {
+  std::string name;
+  double lat = 0, lon = 0;
+  bool hosted = false;
+};
+
+struct LinkInfo {
+  std::string name;          // "A->B"
+  int from = 0, to = 0;      // site indexes
+  WanLinkParams params;
+  int port = kNoIndex;       // inter-pod port when `to` is in another pod
+};
+
+enum class PortDriverKind { kMemif, kPcap, kRing, kNull, kAfPacket, kTap, kPci };
+
+struct PortInfo {
+  std::string name;
+  PortDriverKind driver = PortDriverKind::kNull;
+  std::string vdev_name;     // "net_memif0"; empty for PCI
+  std::string devargs;       // "role=server,socket=...", or the PCI address
+  int site = 0;
+  std::vector<int> peer_sites;
+  bool default_pass = false;
+  int default_port = kNoIndex;
+  std::string capture_pcapng;
+  uint16_t rx_descriptors = 1024, tx_descriptors = 1024;
+  bool tx_only = false;
+  std::array<uint8_t, 6> peer_mac{};
+  bool peer_mac_set = false;
+};
+
+// One classification rule, compiled.
+struct CompiledRule {
+  uint8_t family = 0;        // 0 any, 4, 6 (from the prefixes)
+  std::array<uint8_t, 16> src{}, src_mask{}, dst{}, dst_mask{};
+  int protocol = -1;         // -1 any
+  uint16_t src_port_lo = 0, src_port_hi = 65535;
+  uint16_t dst_port_lo = 0, dst_port_hi = 65535;
+};
+
+struct HopInfo {
+  std::string vnf;
+  int site = 0;
+  std::map<std::string, std::string> params;
+};
+
+// Stages of a chain: 0 = the ingress site, 1..N = the hops, N+1 = the egress
+// site. A packet's next stage and its current site say where it goes next.
+struct ChainInfo {
+  std::string name;
+  uint32_t spi = 0;
+  int ingress_site = 0, egress_site = 0;
+  int egress_port = kNoIndex;
+  std::vector<HopInfo> hops;
+  std::vector<int> stage_site;   // size hops + 2
+  std::vector<CompiledRule> rules;
+  std::vector<int> ingress_ports;  // ports whose rx may enter this chain
+
+  int stage_count() const { return static_cast<int>(stage_site.size()); }
+  int egress_stage() const { return stage_count() - 1; }
+  // NSH service index for a packet whose next stage is `stage`: the stages
+  // still ahead, so it is 1 (never 0) on the way to the egress site.
+  uint8_t service_index(int stage) const { return static_cast<uint8_t>(stage_count() - stage); }
+  int stage_of_service_index(uint8_t si) const { return stage_count() - si; }
+};
+
+struct PodLayout {
+  std::string name;
+  std::vector<SiteInfo> sites;
+  std::vector<LinkInfo> links;
+  std::vector<int> link_index;   // [from * sites + to] -> link, or kNoIndex
+  std::vector<PortInfo> ports;
+  std::vector<ChainInfo> chains;
+  uint32_t mempool_mbufs = 32767;
+  uint32_t mempool_cache = 256;
+  uint32_t link_wait_ms = 10000;
+
+  int link_between(int from, int to) const { return link_index[from * sites.size() + to]; }
+  int site_index(const std::string& name) const;
+  int port_index(const std::string& name) const;
+  int chain_by_spi(uint32_t spi) const;
+  bool has_pci_ports() const;
+};
+
+// Throws ConfigError(field path, expected) on the first problem.
+PodLayout build_pod_layout(const nfv::config::PodConfig& config);
+
+}  // namespace nfv

@@ -1,0 +1,176 @@
+#include "pod_stats.h"
+
+#include <map>
+
+#include <fmt/format.h>
+#include <google/protobuf/util/json_util.h>
+#include <rte_ethdev.h>
+
+namespace nfv {
+namespace {
+
+const char* driver_name(PortDriverKind kind) {
+  switch (kind) {
+    case PortDriverKind::kMemif: return "memif";
+    case PortDriverKind::kPcap: return "pcap";
+    case PortDriverKind::kRing: return "ring";
+    case PortDriverKind::kNull: return "null";
+    case PortDriverKind::kAfPacket: return "af_packet";
+    case PortDriverKind::kTap: return "tap";
+    case PortDriverKind::kPci: return "pci";
+  }
+  return "?";
+}
+
+uint64_t load(const uint64_t& v) { return __atomic_load_n(&v, __ATOMIC_RELAXED); }
+
+}  // namespace
+
+nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<std::unique_ptr<Worker>>& workers,
+                                       const std::vector<unsigned>& worker_lcores) {
+  const PodLayout& layout = pod.layout;
+  nfv::stats::PodStats out;
+  out.set_pod(layout.name);
+  out.set_tsc_hz(pod.clock.hz());
+  for (std::size_t p = 0; p < layout.ports.size(); ++p) {
+    auto* ps = out.add_ports();
+    ps->set_name(layout.ports[p].name);
+    ps->set_driver(driver_name(layout.ports[p].driver));
+    ps->set_site(layout.sites[layout.ports[p].site].name);
+    for (const auto& w : workers) {
+      const PortCounters& c = w->counters().ports[p];
+      ps->set_rx_packets(ps->rx_packets() + load(c.rx_packets));
+      ps->set_rx_bytes(ps->rx_bytes() + load(c.rx_bytes));
+      ps->set_tx_packets(ps->tx_packets() + load(c.tx_packets));
+      ps->set_tx_bytes(ps->tx_bytes() + load(c.tx_bytes));
+      ps->set_default_passed(ps->default_passed() + load(c.default_passed));
+      ps->set_capture_dropped(ps->capture_dropped() + load(c.capture_dropped));
+    }
+    rte_eth_stats eth{};
+    if (p < pod.ports.size() && rte_eth_stats_get(pod.ports[p].port_id, &eth) == 0) ps->set_rx_missed(eth.imissed);
+  }
+  for (std::size_t c = 0; c < layout.chains.size(); ++c) {
+    auto* cs = out.add_chains();
+    cs->set_name(layout.chains[c].name);
+    cs->set_id(layout.chains[c].spi);
+    LatencyHistogram latency;
+    for (const auto& w : workers) {
+      const ChainCounters& cc = w->counters().chains[c];
+      cs->set_in_packets(cs->in_packets() + load(cc.in_packets));
+      cs->set_in_bytes(cs->in_bytes() + load(cc.in_bytes));
+      cs->set_out_packets(cs->out_packets() + load(cc.out_packets));
+      cs->set_out_bytes(cs->out_bytes() + load(cc.out_bytes));
+      latency.merge(cc.latency);
+    }
+    auto* ls = cs->mutable_latency();
+    ls->set_samples(latency.count());
+    ls->set_p50_us(static_cast<double>(latency.percentile(0.50)) / 1e3);
+    ls->set_p95_us(static_cast<double>(latency.percentile(0.95)) / 1e3);
+    ls->set_p99_us(static_cast<double>(latency.percentile(0.99)) / 1e3);
+    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
+      const int hop = pod.hop_base[c] + static_cast<int>(h);
+      const HopInfo& info = layout.chains[c].hops[h];
+      if (!layout.sites[info.site].hosted) continue;
+      auto* hs = out.add_hops();
+      hs->set_chain(layout.chains[c].name);
+      hs->set_hop(static_cast<uint32_t>(h + 1));
+      hs->set_vnf(info.vnf);
+      hs->set_site(layout.sites[info.site].name);
+      std::map<std::string, uint64_t> vnf_counters;
+      for (const auto& w : workers) {
+        const HopCounters& hc = w->counters().hops[hop];
+        hs->set_in_packets(hs->in_packets() + load(hc.in_packets));
+        hs->set_out_packets(hs->out_packets() + load(hc.out_packets));
+        hs->set_dropped(hs->dropped() + load(hc.dropped));
+        w->vnfs()[hop]->visit_counters([&](const std::string& name, uint64_t value) { vnf_counters[name] += value; });
+      }
+      for (const auto& [name, value] : vnf_counters) {
+        auto* vc = hs->add_counters();
+        vc->set_name(name);
+        vc->set_value(value);
+      }
+    }
+  }
+  for (std::size_t l = 0; l < layout.links.size(); ++l) {
+    const LinkInfo& info = layout.links[l];
+    if (!layout.sites[info.from].hosted) continue;
+    auto* ls = out.add_links();
+    ls->set_name(info.name);
+    ls->set_delay_ms(info.params.delay_ms);
+    for (const auto& w : workers) {
+      const WanLinkCounters& wc = w->link(static_cast<int>(l)).counters();
+      ls->set_offered_packets(ls->offered_packets() + load(wc.offered_packets));
+      ls->set_offered_bytes(ls->offered_bytes() + load(wc.offered_bytes));
+      ls->set_released_packets(ls->released_packets() + load(wc.released_packets));
+      ls->set_released_bytes(ls->released_bytes() + load(wc.released_bytes));
+      ls->set_lost(ls->lost() + load(wc.lost));
+      ls->set_queue_full(ls->queue_full() + load(wc.queue_full));
+      ls->set_bandwidth_drops(ls->bandwidth_drops() + load(wc.bandwidth_drops));
+    }
+    ls->set_in_flight(ls->offered_packets() - ls->released_packets() - ls->lost() - ls->queue_full() -
+                      ls->bandwidth_drops());
+  }
+  for (int r = 0; r < kDropReasonCount; ++r) {
+    uint64_t total = 0;
+    for (const auto& w : workers) total += load(w->counters().drops[r]);
+    if (!total) continue;
+    auto* ds = out.add_drops();
+    ds->set_reason(drop_reason_name(static_cast<DropReason>(r)));
+    ds->set_description(drop_reason_description(static_cast<DropReason>(r)));
+    ds->set_packets(total);
+  }
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    const WorkerCounters& wc = workers[i]->counters();
+    auto* ws = out.add_workers();
+    ws->set_lcore(i < worker_lcores.size() ? worker_lcores[i] : 0);
+    ws->set_loops(load(wc.loops));
+    ws->set_busy_cycles(load(wc.busy_tsc));
+    ws->set_busy_packets(load(wc.busy_packets));
+    ws->set_cycles_per_packet(ws->busy_packets() ? static_cast<double>(ws->busy_cycles()) / static_cast<double>(ws->busy_packets()) : 0);
+    ws->set_sleeps(load(wc.sleeps));
+  }
+  return out;
+}
+
+std::string format_pod_stats(const nfv::stats::PodStats& s) {
+  std::string text = fmt::format("pod {}: {:.2f} s forwarding\n", s.pod(), s.forwarding_s());
+  text += fmt::format("  {:<12} {:<9} {:<10} {:>12} {:>14} {:>12} {:>14} {:>10}\n", "port", "driver", "site", "rx_pkts",
+                      "rx_bytes", "tx_pkts", "tx_bytes", "passed");
+  for (const auto& p : s.ports())
+    text += fmt::format("  {:<12} {:<9} {:<10} {:>12} {:>14} {:>12} {:>14} {:>10}\n", p.name(), p.driver(), p.site(),
+                        p.rx_packets(), p.rx_bytes(), p.tx_packets(), p.tx_bytes(), p.default_passed());
+  text += fmt::format("  {:<12} {:>6} {:>12} {:>12} {:>10} {:>10} {:>10}\n", "chain", "spi", "in_pkts", "out_pkts",
+                      "p50_us", "p95_us", "p99_us");
+  for (const auto& c : s.chains())
+    text += fmt::format("  {:<12} {:>6} {:>12} {:>12} {:>10.1f} {:>10.1f} {:>10.1f}\n", c.name(), c.id(), c.in_packets(),
+                        c.out_packets(), c.latency().p50_us(), c.latency().p95_us(), c.latency().p99_us());
+  for (const auto& h : s.hops()) {
+    text += fmt::format("  hop {}/{} {} @{}: in {} out {} dropped {}", h.chain(), h.hop(), h.vnf(), h.site(),
+                        h.in_packets(), h.out_packets(), h.dropped());
+    for (const auto& c : h.counters()) text += fmt::format(" {}={}", c.name(), c.value());
+    text += "\n";
+  }
+  for (const auto& l : s.links())
+    text += fmt::format("  link {} ({:.3f} ms): offered {} released {} lost {} queue_full {} bw_drops {}\n", l.name(),
+                        l.delay_ms(), l.offered_packets(), l.released_packets(), l.lost(), l.queue_full(),
+                        l.bandwidth_drops());
+  for (const auto& d : s.drops()) text += fmt::format("  drop {:<18} {:>10}  ({})\n", d.reason(), d.packets(), d.description());
+  for (const auto& w : s.workers())
+    text += fmt::format("  worker lcore {}: {} busy packets, {:.1f} cycles/packet, {} sleeps\n", w.lcore(), w.busy_packets(),
+                        w.cycles_per_packet(), w.sleeps());
+  if (s.mempool_in_use_after_close() >= 0)
+    text += fmt::format("  mempool: {} mbufs, {} in use after close\n", s.mempool_size(), s.mempool_in_use_after_close());
+  return text;
+}
+
+std::string pod_stats_json(const nfv::stats::PodStats& stats) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(stats, &json, options);
+  return json;
+}
+
+}  // namespace nfv

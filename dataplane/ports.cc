@@ -1,0 +1,87 @@
+#include "ports.h"
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include <rte_bus_vdev.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+namespace nfv {
+namespace {
+
+std::string errno_text(int rc) { return rte_strerror(rc < 0 ? -rc : rc); }
+
+}  // namespace
+
+uint16_t create_port_device(const PortInfo& port) {
+  uint16_t port_id = 0;
+  if (port.driver == PortDriverKind::kPci) {
+    // EAL may already have probed it (default PCI scan); otherwise probe now.
+    if (rte_eth_dev_get_port_by_name(port.devargs.c_str(), &port_id) == 0) return port_id;
+    const int rc = rte_dev_probe(port.devargs.c_str());
+    if (rc < 0 || rte_eth_dev_get_port_by_name(port.devargs.c_str(), &port_id) != 0)
+      throw std::runtime_error("port '" + port.name + "': cannot probe PCI device " + port.devargs + " (" + errno_text(rc) +
+                               "); is it bound to vfio-pci or uio?");
+    return port_id;
+  }
+  const int rc = rte_vdev_init(port.vdev_name.c_str(), port.devargs.c_str());
+  if (rc < 0)
+    throw std::runtime_error("port '" + port.name + "': cannot create " + port.vdev_name + " with '" + port.devargs +
+                             "' (" + errno_text(rc) + ")");
+  if (rte_eth_dev_get_port_by_name(port.vdev_name.c_str(), &port_id) != 0)
+    throw std::runtime_error("port '" + port.name + "': " + port.vdev_name + " created no ethdev");
+  return port_id;
+}
+
+void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_mempool* pool) {
+  rte_eth_dev_info info{};
+  int rc = rte_eth_dev_info_get(port_id, &info);
+  if (rc != 0) throw std::runtime_error("port '" + port.name + "': no device info (" + errno_text(rc) + ")");
+  if (tx_queues > info.max_tx_queues)
+    throw std::runtime_error("port '" + port.name + "': driver " + info.driver_name + " supports " +
+                             std::to_string(info.max_tx_queues) + " tx queues but the pod runs " + std::to_string(tx_queues) +
+                             " workers; use fewer worker lcores");
+  rte_eth_conf conf{};
+  rc = rte_eth_dev_configure(port_id, 1, tx_queues, &conf);
+  if (rc != 0) throw std::runtime_error("port '" + port.name + "': configure failed (" + errno_text(rc) + ")");
+  uint16_t rx_desc = port.rx_descriptors, tx_desc = port.tx_descriptors;
+  rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &rx_desc, &tx_desc);
+  const int socket = rte_eth_dev_socket_id(port_id) < 0 ? 0 : rte_eth_dev_socket_id(port_id);
+  rc = rte_eth_rx_queue_setup(port_id, 0, rx_desc, socket, nullptr, pool);
+  if (rc != 0) throw std::runtime_error("port '" + port.name + "': rx queue setup failed (" + errno_text(rc) + ")");
+  for (uint16_t q = 0; q < tx_queues; ++q) {
+    rc = rte_eth_tx_queue_setup(port_id, q, tx_desc, socket, nullptr);
+    if (rc != 0) throw std::runtime_error("port '" + port.name + "': tx queue setup failed (" + errno_text(rc) + ")");
+  }
+  rc = rte_eth_dev_start(port_id);
+  if (rc != 0) throw std::runtime_error("port '" + port.name + "': start failed (" + errno_text(rc) + ")");
+  // Bump-in-the-wire ports must see frames addressed to others; not every
+  // driver can do it, and that is fine.
+  rte_eth_promiscuous_enable(port_id);
+}
+
+std::vector<std::string> wait_for_links(const std::vector<uint16_t>& port_ids, const std::vector<PortInfo>& ports,
+                                        uint32_t timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    std::vector<std::string> down;
+    for (std::size_t i = 0; i < port_ids.size(); ++i) {
+      rte_eth_link link{};
+      if (rte_eth_link_get_nowait(port_ids[i], &link) != 0 || link.link_status != RTE_ETH_LINK_UP)
+        down.push_back(ports[i].name);
+    }
+    if (down.empty() || std::chrono::steady_clock::now() >= deadline) return down;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+void close_port(uint16_t port_id, const PortInfo& port) {
+  rte_eth_dev_stop(port_id);
+  rte_eth_dev_close(port_id);
+  if (port.driver != PortDriverKind::kPci) rte_vdev_uninit(port.vdev_name.c_str());
+}
+
+}  // namespace nfv

@@ -1,0 +1,32 @@
+// Creating, starting and closing the pod's DPDK ports from the layout:
+// virtual devices by devargs (memif, pcap, ring, null, af_packet, tap) and
+// PCI devices by address.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pod_layout.h"
+
+struct rte_mempool;
+
+namespace nfv {
+
+// Probes the device of `port` and returns its ethdev port id; throws with
+// the port's name and devargs when DPDK refuses.
+uint16_t create_port_device(const PortInfo& port);
+
+// Configures 1 rx queue (unless tx-only) and `tx_queues` tx queues, starts
+// the port and enables promiscuous mode where the driver has it.
+void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_mempool* pool);
+
+// Waits until every port reports link up, or `timeout_ms` passes. Returns the
+// names of ports still down.
+std::vector<std::string> wait_for_links(const std::vector<uint16_t>& port_ids, const std::vector<PortInfo>& ports,
+                                        uint32_t timeout_ms);
+
+// Stops and closes the port and removes its virtual device.
+void close_port(uint16_t port_id, const PortInfo& port);
+
+}  // namespace nfv

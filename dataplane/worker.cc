@@ -1,0 +1,354 @@
+#include "worker.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+#include <rte_ethdev.h>
+#include <rte_pause.h>
+#include <rte_pcapng.h>
+#include <rte_ring.h>
+
+#include "chain_meta.h"
+#include "nsh.h"
+#include "packet_parser.h"
+
+namespace nfv {
+namespace {
+
+constexpr uint32_t kSpinLoopsBeforeSleep = 256;
+constexpr uint64_t kMinSleepNs = 20'000;
+constexpr uint64_t kMaxSleepNs = 200'000;
+constexpr uint64_t kDrainTimeoutNs = 5'000'000'000ull;
+
+DropReason drop_reason_of(ParseStatus status) {
+  switch (status) {
+    case ParseStatus::kTruncatedL2: return DropReason::truncated_l2;
+    case ParseStatus::kBadIpv4Header: return DropReason::bad_ipv4_header;
+    case ParseStatus::kBadIpv4Length: return DropReason::bad_ipv4_length;
+    case ParseStatus::kBadIpv6Header: return DropReason::bad_ipv6_header;
+    case ParseStatus::kBadIpv6Length: return DropReason::bad_ipv6_length;
+    default: return DropReason::truncated_l4;
+  }
+}
+
+}  // namespace
+
+Worker::Worker(int index, PodRuntime& pod, std::vector<int> rx_ports)
+    : index_(index), pod_(pod), rx_ports_(std::move(rx_ports)) {}
+
+void Worker::prepare() {
+  const PodLayout& layout = pod_.layout;
+  for (std::size_t c = 0; c < layout.chains.size(); ++c) {
+    const auto& chain = layout.chains[c];
+    for (std::size_t h = 0; h < chain.hops.size(); ++h) {
+      const auto& hop = chain.hops[h];
+      auto vnf = VnfRegistry::instance().create(hop.vnf);
+      VnfSettings settings;
+      settings.instance_name = chain.name + "/" + std::to_string(h + 1) + "/" + hop.vnf + "@w" + std::to_string(index_);
+      settings.socket_id = static_cast<int>(rte_socket_id());
+      settings.params = hop.params;
+      // A hop at a site of another pod never runs here: no instance needed.
+      if (layout.sites[hop.site].hosted) vnf->init(settings);
+      vnfs_.push_back(std::move(vnf));
+    }
+  }
+  hop_slots_.resize(vnfs_.size());
+  pending_hops_.reserve(vnfs_.size());
+  tx_.resize(layout.ports.size());
+  const std::size_t sites = layout.sites.size();
+  link_matrix_.assign(sites * sites, nullptr);
+  for (const auto& link : layout.links) {
+    links_.push_back(std::make_unique<WanLink>(link.params, pod_.clock.hz(), pod_.start_tsc, 1.0 / pod_.worker_count));
+    link_matrix_[link.from * sites + link.to] = links_.back().get();
+  }
+  counters_.ports.resize(layout.ports.size());
+  counters_.chains.resize(layout.chains.size());
+  counters_.hops.resize(vnfs_.size());
+}
+
+void Worker::drop(rte_mbuf* m, DropReason reason) {
+  counters_.drops[static_cast<int>(reason)]++;
+  rte_pktmbuf_free(m);
+}
+
+void Worker::capture(int port, rte_mbuf** pkts, uint16_t n, bool tx) {
+  const PortRuntime& rt = pod_.ports[port];
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* copy = rte_pcapng_copy(rt.port_id, tx ? index_ : 0, pkts[i], rt.capture_pool, UINT32_MAX, now_tsc_,
+                                     tx ? RTE_PCAPNG_DIRECTION_OUT : RTE_PCAPNG_DIRECTION_IN);
+    if (!copy || rte_ring_enqueue(rt.capture_ring, copy) != 0) {
+      if (copy) rte_pktmbuf_free(copy);
+      counters_.ports[port].capture_dropped++;
+    }
+  }
+}
+
+void Worker::send_to_port(int port, rte_mbuf* m) {
+  TxBuffer& buffer = tx_[port];
+  buffer.pkts[buffer.count++] = m;
+  if (buffer.count == TxBuffer::kSize) flush_port(port);
+}
+
+void Worker::flush_port(int port) {
+  TxBuffer& buffer = tx_[port];
+  if (buffer.count == 0) return;
+  const PortRuntime& rt = pod_.ports[port];
+  if (rt.capture_ring) capture(port, buffer.pkts, buffer.count, true);
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < buffer.count; ++i) bytes += rte_pktmbuf_pkt_len(buffer.pkts[i]);
+  const uint16_t sent = rte_eth_tx_burst(rt.port_id, static_cast<uint16_t>(index_), buffer.pkts, buffer.count);
+  for (uint16_t i = sent; i < buffer.count; ++i) {
+    bytes -= rte_pktmbuf_pkt_len(buffer.pkts[i]);
+    drop(buffer.pkts[i], DropReason::tx_full);
+  }
+  counters_.ports[port].tx_packets += sent;
+  counters_.ports[port].tx_bytes += bytes;
+  buffer.count = 0;
+}
+
+void Worker::flush_all() {
+  for (std::size_t p = 0; p < tx_.size(); ++p) flush_port(static_cast<int>(p));
+}
+
+void Worker::take_default(int port, rte_mbuf* m, DropReason reason) {
+  const PortInfo& info = pod_.layout.ports[port];
+  if (!info.default_pass) return drop(m, reason);
+  counters_.ports[port].default_passed++;
+  send_to_port(info.default_port, m);
+}
+
+void Worker::ingest(int port, rte_mbuf* m) {
+  const PodLayout& layout = pod_.layout;
+  ChainMeta& meta = chain_meta(m);
+  if (is_nsh_frame(m)) {
+    NshFields nsh;
+    const NshStatus status = nsh_decap(m, nsh);
+    if (status == NshStatus::kTtlExpired) return drop(m, DropReason::nsh_ttl_expired);
+    if (status != NshStatus::kOk) return drop(m, DropReason::nsh_malformed);
+    const auto it = pod_.chain_of_spi.find(nsh.spi);
+    if (it == pod_.chain_of_spi.end()) return drop(m, DropReason::nsh_unknown_chain);
+    const ChainInfo& chain = layout.chains[it->second];
+    const int stage = chain.stage_of_service_index(nsh.si);
+    if (nsh.si == 0 || stage < 1 || stage > chain.egress_stage()) return drop(m, DropReason::nsh_bad_index);
+    if (nsh.dst_site >= layout.sites.size() || !layout.sites[nsh.dst_site].hosted ||
+        chain.stage_site[stage] != nsh.dst_site)
+      return drop(m, DropReason::nsh_wrong_site);
+    meta = ChainMeta{nsh.ingress_ns, nsh.flow_hash, static_cast<uint16_t>(it->second), nsh.dst_site, static_cast<uint8_t>(stage)};
+    return dispatch(m);
+  }
+  ParsedPacket parsed;
+  const ParseStatus status = parse_packet(m, parsed);
+  if (status == ParseStatus::kNonIp) return take_default(port, m, DropReason::non_ip_default);
+  if (status != ParseStatus::kOk) return drop(m, drop_reason_of(status));
+  const int chain = pod_.classifier.classify(port, parsed);
+  if (chain == kNoIndex) return take_default(port, m, DropReason::unmatched_default);
+  ChainCounters& cc = counters_.chains[chain];
+  cc.in_packets++;
+  cc.in_bytes += rte_pktmbuf_pkt_len(m);
+  meta = ChainMeta{now_ns_, flow_hash(parsed.key), static_cast<uint16_t>(chain),
+                   static_cast<uint8_t>(layout.ports[port].site), 1};
+  dispatch(m);
+}
+
+// Moves a packet one step along its chain: into the next hop's burst, onto
+// the WAN link towards the next stage's site, or out of the egress port.
+void Worker::dispatch(rte_mbuf* m) {
+  const ChainMeta& meta = chain_meta(m);
+  const ChainInfo& chain = pod_.layout.chains[meta.chain];
+  const int stage = meta.next_stage;
+  const int target = chain.stage_site[stage];
+  if (target == meta.site) {
+    if (stage < chain.egress_stage()) return enqueue_hop(pod_.hop_base[meta.chain] + stage - 1, m);
+    ChainCounters& cc = counters_.chains[meta.chain];
+    cc.out_packets++;
+    cc.out_bytes += rte_pktmbuf_pkt_len(m);
+    if (now_ns_ >= meta.ingress_ns) cc.latency.record(now_ns_ - meta.ingress_ns);
+    return send_to_port(chain.egress_port, m);
+  }
+  WanLink* link = link_matrix_[meta.site * pod_.layout.sites.size() + target];
+  if (!link) return drop(m, DropReason::no_route);
+  switch (link->offer(m, now_tsc_)) {
+    case WanVerdict::kQueued: return;
+    case WanVerdict::kLost: return drop(m, DropReason::wan_loss);
+    case WanVerdict::kQueueFull: return drop(m, DropReason::wan_queue_full);
+    case WanVerdict::kBandwidthExceeded: return drop(m, DropReason::wan_bandwidth);
+  }
+}
+
+void Worker::enqueue_hop(int hop, rte_mbuf* m) {
+  HopSlot& slot = hop_slots_[hop];
+  if (slot.count == kMaxVnfBurst) run_hop(hop);
+  if (slot.count == 0) pending_hops_.push_back(hop);
+  slot.pkts[slot.count++] = m;
+}
+
+void Worker::run_hop(int hop) {
+  HopSlot& slot = hop_slots_[hop];
+  rte_mbuf* burst[kMaxVnfBurst];
+  rte_mbuf* dropped[kMaxVnfBurst];
+  const uint16_t n = slot.count;
+  std::copy_n(slot.pkts, n, burst);
+  slot.count = 0;
+  uint16_t n_dropped = 0;
+  const uint16_t kept = vnfs_[hop]->process(burst, n, dropped, &n_dropped);
+  HopCounters& hc = counters_.hops[hop];
+  hc.in_packets += n;
+  hc.out_packets += kept;
+  hc.dropped += n_dropped;
+  for (uint16_t i = 0; i < n_dropped; ++i) drop(dropped[i], DropReason::vnf);
+  for (uint16_t i = 0; i < kept; ++i) {
+    chain_meta(burst[i]).next_stage++;
+    dispatch(burst[i]);
+  }
+}
+
+void Worker::run_pending_hops() {
+  while (!pending_hops_.empty()) {
+    const int hop = pending_hops_.back();
+    pending_hops_.pop_back();
+    if (hop_slots_[hop].count) run_hop(hop);
+  }
+}
+
+void Worker::handle_rx(int port, rte_mbuf** pkts, uint16_t n) {
+  for (uint16_t i = 0; i < n; ++i) ingest(port, pkts[i]);
+  run_pending_hops();
+}
+
+void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
+  const LinkInfo& link = pod_.layout.links[link_index];
+  if (link.port == kNoIndex) {
+    // Arrived at another site of this pod: continue the chain there.
+    for (uint16_t i = 0; i < n; ++i) {
+      chain_meta(pkts[i]).site = static_cast<uint8_t>(link.to);
+      dispatch(pkts[i]);
+    }
+    run_pending_hops();
+    return;
+  }
+  // Leaves for a site of another pod: NSH carries the chain state.
+  const PortRuntime& out = pod_.ports[link.port];
+  const PortInfo& port_info = pod_.layout.ports[link.port];
+  rte_ether_addr peer_mac{};
+  if (port_info.peer_mac_set) {
+    std::copy(port_info.peer_mac.begin(), port_info.peer_mac.end(), peer_mac.addr_bytes);
+  } else {
+    peer_mac.addr_bytes[0] = 0x02;
+    peer_mac.addr_bytes[5] = static_cast<uint8_t>(link.to);
+  }
+  for (uint16_t i = 0; i < n; ++i) {
+    const ChainMeta& meta = chain_meta(pkts[i]);
+    const ChainInfo& chain = pod_.layout.chains[meta.chain];
+    NshFields nsh;
+    nsh.spi = chain.spi;
+    nsh.si = chain.service_index(meta.next_stage);
+    nsh.ingress_ns = meta.ingress_ns;
+    nsh.flow_hash = meta.flow_hash;
+    nsh.src_site = meta.site;
+    nsh.dst_site = static_cast<uint8_t>(link.to);
+    if (!nsh_encap(pkts[i], out.mac, peer_mac, nsh)) {
+      drop(pkts[i], DropReason::no_headroom);
+      continue;
+    }
+    send_to_port(link.port, pkts[i]);
+  }
+}
+
+bool Worker::release_links() {
+  bool moved = false;
+  uint64_t in_flight = 0;
+  rte_mbuf* pkts[kBurstSize];
+  for (std::size_t l = 0; l < links_.size(); ++l) {
+    WanLink& link = *links_[l];
+    if (link.next_due_tsc() <= now_tsc_) {
+      uint16_t n;
+      while ((n = link.release(now_tsc_, pkts, kBurstSize)) > 0) {
+        counters_.busy_packets += n;
+        deliver_from_link(static_cast<int>(l), pkts, n);
+        moved = true;
+      }
+    }
+    in_flight += link.in_flight();
+  }
+  __atomic_store_n(&counters_.in_flight, in_flight, __ATOMIC_RELAXED);
+  return moved;
+}
+
+bool Worker::poll_once() {
+  now_tsc_ = rte_rdtsc();
+  now_ns_ = pod_.clock.to_ns(now_tsc_);
+  bool moved = false;
+  rte_mbuf* pkts[kBurstSize];
+  for (int port : rx_ports_) {
+    const PortRuntime& rt = pod_.ports[port];
+    const uint16_t n = rte_eth_rx_burst(rt.port_id, 0, pkts, kBurstSize);
+    if (n == 0) continue;
+    moved = true;
+    if (rt.capture_ring) capture(port, pkts, n, false);
+    PortCounters& pc = counters_.ports[port];
+    pc.rx_packets += n;
+    for (uint16_t i = 0; i < n; ++i) pc.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+    counters_.busy_packets += n;
+    handle_rx(port, pkts, n);
+  }
+  moved |= release_links();
+  flush_all();
+  return moved;
+}
+
+void Worker::idle_backoff() {
+  if (++idle_loops_ < kSpinLoopsBeforeSleep) {
+    rte_pause();
+    return;
+  }
+  // Sleep longer the longer we idle, but never past the next due packet.
+  uint64_t sleep_ns = std::min<uint64_t>(kMaxSleepNs, kMinSleepNs << std::min<uint32_t>((idle_loops_ - kSpinLoopsBeforeSleep) / 64, 4));
+  uint64_t next_due = UINT64_MAX;
+  for (const auto& link : links_) next_due = std::min(next_due, link->next_due_tsc());
+  if (next_due != UINT64_MAX) {
+    const uint64_t now = rte_rdtsc();
+    const uint64_t until_due_ns = next_due > now ? pod_.clock.to_ns(next_due) - pod_.clock.to_ns(now) : 0;
+    sleep_ns = std::min(sleep_ns, until_due_ns);
+  }
+  if (sleep_ns == 0) return;
+  const timespec ts{0, static_cast<long>(sleep_ns)};
+  nanosleep(&ts, nullptr);
+  counters_.sleeps++;
+}
+
+void Worker::drain_on_stop() {
+  // Packets already on a WAN link still arrive (their delay is bounded);
+  // only what is left after the timeout is counted as lost to the stop.
+  const uint64_t deadline = rte_rdtsc() + pod_.clock.ns_to_tsc(kDrainTimeoutNs);
+  for (;;) {
+    now_tsc_ = rte_rdtsc();
+    now_ns_ = pod_.clock.to_ns(now_tsc_);
+    release_links();
+    flush_all();
+    uint64_t in_flight = 0;
+    for (const auto& link : links_) in_flight += link->in_flight();
+    if (in_flight == 0 || now_tsc_ > deadline) break;
+    idle_loops_ = kSpinLoopsBeforeSleep;
+    idle_backoff();
+  }
+  for (auto& link : links_)
+    while (rte_mbuf* m = link->take_any()) drop(m, DropReason::shutdown);
+  __atomic_store_n(&counters_.in_flight, 0, __ATOMIC_RELAXED);
+}
+
+void Worker::run() {
+  while (pod_.state.load(std::memory_order_relaxed) == RunState::kForwarding) {
+    const uint64_t start = rte_rdtsc();
+    counters_.loops++;
+    if (poll_once()) {
+      idle_loops_ = 0;
+      counters_.busy_tsc += rte_rdtsc() - start;
+    } else {
+      idle_backoff();
+    }
+  }
+  drain_on_stop();
+}
+
+}  // namespace nfv

@@ -1,0 +1,84 @@
+// One worker lcore: a cooperative scheduler that polls its rx ports, runs
+// VNF bursts hop by hop, releases WAN delay lines when packets are due,
+// flushes transmit buffers, and backs off (pause, then short sleeps bounded
+// by the next due packet) when there is nothing to do.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <rte_mbuf.h>
+
+#include "pod_runtime.h"
+#include "vnf.h"
+#include "wan_link.h"
+#include "worker_counters.h"
+
+namespace nfv {
+
+inline constexpr uint16_t kBurstSize = 32;
+
+class Worker {
+ public:
+  Worker(int index, PodRuntime& pod, std::vector<int> rx_ports);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Runs until the pod enters the draining state and nothing is left in flight.
+  void run();
+
+  int index() const { return index_; }
+  const WorkerCounters& counters() const { return counters_; }
+  const std::vector<std::unique_ptr<Vnf>>& vnfs() const { return vnfs_; }
+  const WanLink& link(int i) const { return *links_[i]; }
+
+  // Creates the VNF instances and WAN links; control thread, before run().
+  void prepare();
+
+  // Feeds a burst as if received on `port` (tests and benchmarks use it too).
+  void handle_rx(int port, rte_mbuf** pkts, uint16_t n);
+
+ private:
+  struct alignas(64) HopSlot {
+    uint16_t count = 0;
+    rte_mbuf* pkts[kMaxVnfBurst];
+  };
+  struct alignas(64) TxBuffer {
+    static constexpr uint16_t kSize = 2 * kBurstSize;
+    uint16_t count = 0;
+    rte_mbuf* pkts[kSize];
+  };
+
+  bool poll_once();
+  bool release_links();
+  void ingest(int port, rte_mbuf* m);
+  void dispatch(rte_mbuf* m);
+  void enqueue_hop(int hop, rte_mbuf* m);
+  void run_hop(int hop);
+  void run_pending_hops();
+  void send_to_port(int port, rte_mbuf* m);
+  void flush_port(int port);
+  void flush_all();
+  void take_default(int port, rte_mbuf* m, DropReason reason);
+  void deliver_from_link(int link, rte_mbuf** pkts, uint16_t n);
+  void drop(rte_mbuf* m, DropReason reason);
+  void capture(int port, rte_mbuf** pkts, uint16_t n, bool tx);
+  void idle_backoff();
+  void drain_on_stop();
+
+  int index_;
+  PodRuntime& pod_;
+  std::vector<int> rx_ports_;
+  std::vector<std::unique_ptr<Vnf>> vnfs_;       // one per hop of every chain (flat)
+  std::vector<HopSlot> hop_slots_;
+  std::vector<int> pending_hops_;
+  std::vector<TxBuffer> tx_;
+  std::vector<std::unique_ptr<WanLink>> links_;
+  std::vector<WanLink*> link_matrix_;            // [from * sites + to]
+  WorkerCounters counters_;
+  uint64_t now_tsc_ = 0;
+  uint64_t now_ns_ = 0;
+  uint32_t idle_loops_ = 0;
+};
+
+}  // namespace nfv

@@ -1,0 +1,67 @@
+// Bounds-checked parsing of Ethernet / VLAN / IPv4 / IPv6 / TCP / UDP headers
+// into a flow key. Every VNF and the pod's classifier parse through here, so
+// a malformed frame is recognised (and its reason named) in one place.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include <rte_hash_crc.h>
+#include <rte_mbuf.h>
+
+namespace nfv {
+
+// Why a frame could not be parsed; kOk and kNonIp are not errors.
+enum class ParseStatus : uint8_t {
+  kOk,
+  kNonIp,            // ARP, LLDP, NSH, ... : not for L3/L4 processing
+  kTruncatedL2,      // shorter than its Ethernet/VLAN headers
+  kBadIpv4Header,    // truncated, wrong version or IHL < 5
+  kBadIpv4Length,    // total length shorter than the header or past the frame
+  kBadIpv6Header,    // truncated fixed or extension header
+  kBadIpv6Length,    // payload length past the frame (or a jumbogram)
+  kTruncatedL4,      // TCP/UDP header cut short
+};
+
+const char* parse_status_name(ParseStatus status);
+
+enum class AddressFamily : uint8_t { kNone = 0, kIpv4 = 4, kIpv6 = 6 };
+
+// The 5-tuple of a packet. IPv4 addresses occupy the first 4 bytes of the
+// 16-byte fields (network order) and the rest stays zero, so one key type
+// serves both families in rte_hash tables.
+struct FlowKey {
+  uint8_t src_addr[16];
+  uint8_t dst_addr[16];
+  uint16_t src_port;  // host order; 0 when the protocol has no ports
+  uint16_t dst_port;
+  uint8_t protocol;
+  AddressFamily family;
+  uint8_t pad[2];
+
+  bool operator==(const FlowKey& other) const { return std::memcmp(this, &other, sizeof(*this)) == 0; }
+};
+static_assert(sizeof(FlowKey) == 40);
+
+struct ParsedPacket {
+  ParseStatus status = ParseStatus::kNonIp;
+  uint8_t vlan_tags = 0;
+  bool later_fragment = false;  // a non-first IP fragment: no L4 header
+  uint16_t ether_type = 0;      // innermost EtherType, host order
+  uint16_t l3_offset = 0;
+  uint16_t l4_offset = 0;
+  FlowKey key{};
+
+  uint32_t ipv4_src() const;    // host order; only for family kIpv4
+  uint32_t ipv4_dst() const;
+};
+
+// Parses the headers of `m`. Headers must lie in the first segment (they do
+// for every PMD we use); a frame whose headers do not is reported truncated.
+ParseStatus parse_packet(const rte_mbuf* m, ParsedPacket& out);
+
+inline uint32_t flow_hash(const FlowKey& key) {
+  return rte_hash_crc(&key, sizeof(key), 0x9e3779b9);
+}
+
+}  // namespace nfv

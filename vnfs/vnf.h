@@ -1,0 +1,101 @@
+// The VNF interface: what every network function type implements, and the
+// registry that creates them by name.
+//
+// Thread contract: init() and counters() run on the control thread; process()
+// runs on exactly one worker lcore (an instance is never shared between
+// workers), so instance state needs no locks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct rte_mbuf;
+
+namespace nfv {
+
+// The framework never hands a VNF more packets than this in one call.
+inline constexpr uint16_t kMaxVnfBurst = 64;
+
+// A bad VNF parameter; `field` is the params key, `expected` what it should be.
+class VnfConfigError : public std::runtime_error {
+ public:
+  VnfConfigError(const std::string& field, const std::string& expected)
+      : std::runtime_error("param '" + field + "': expected " + expected), field_(field) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// What an instance is told when it is created.
+struct VnfSettings {
+  std::string instance_name;                  // unique in the pod, e.g. "web/1/counter@w0"
+  int socket_id = 0;                          // NUMA node for its tables
+  std::map<std::string, std::string> params;  // from the hop's `params`
+
+  // Typed access that names the key when the value is wrong.
+  uint64_t get_uint(const std::string& key, uint64_t fallback, uint64_t min, uint64_t max) const;
+  std::string get_string(const std::string& key, const std::string& fallback) const;
+  // Fails on keys the VNF does not know, so typos do not pass silently.
+  void reject_unknown(const std::vector<std::string>& known) const;
+};
+
+// Receives a VNF's counters by name when the control thread reads them.
+using CounterVisitor = std::function<void(const std::string& name, uint64_t value)>;
+
+class Vnf {
+ public:
+  virtual ~Vnf() = default;
+
+  // Builds tables from the settings; throws VnfConfigError on bad params.
+  virtual void init(const VnfSettings& settings) = 0;
+
+  // Fast path. Processes pkts[0..n), n <= kMaxVnfBurst; packets that go on are compacted into
+  // pkts[0..return value); packets this VNF drops are appended to
+  // dropped[*n_dropped..] (the framework frees and counts them).
+  virtual uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) = 0;
+
+  // Reports the instance's own counters (read without locks).
+  virtual void visit_counters(const CounterVisitor& visit) const = 0;
+};
+
+using VnfFactory = std::function<std::unique_ptr<Vnf>()>;
+
+class VnfRegistry {
+ public:
+  static VnfRegistry& instance();
+
+  void add(const std::string& name, const std::string& description, VnfFactory factory);
+  bool contains(const std::string& name) const { return entries_.count(name) != 0; }
+  // Throws std::invalid_argument naming the known types when `name` is unknown.
+  std::unique_ptr<Vnf> create(const std::string& name) const;
+  // name -> description, sorted.
+  std::map<std::string, std::string> list() const;
+
+ private:
+  struct Entry {
+    std::string description;
+    VnfFactory factory;
+  };
+  std::map<std::string, Entry> entries_;
+};
+
+struct VnfRegistration {
+  VnfRegistration(const std::string& name, const std::string& description, VnfFactory factory) {
+    VnfRegistry::instance().add(name, description, std::move(factory));
+  }
+};
+
+// One line per VNF type, next to its class (the library is linked whole).
+#define NFV_REGISTER_VNF(name, cls, description) \
+  static ::nfv::VnfRegistration nfv_vnf_registration_##cls(name, description, [] { return std::make_unique<cls>(); })
+
+// Reads a counter another thread increments.
+inline uint64_t read_counter(const uint64_t& counter) { return __atomic_load_n(&counter, __ATOMIC_RELAXED); }
+
+}  // namespace nfv
