@@ -11,7 +11,8 @@ namespace nfv {
 
 // Adds --file-prefix=<pod name> unless a prefix or --in-memory is given (so
 // pods on one host never share hugepage files), and --no-pci when the pod
-// has no PCI port and no PCI allow/block list is given. Never adds --no-huge.
+// has no PCI port and no PCI allow/block list is given, and --huge-unlink
+// (no hugepage files left behind). Never adds --no-huge.
 std::vector<std::string> complete_eal_args(std::vector<std::string> args, const PodLayout& layout);
 
 bool has_eal_flag(const std::vector<std::string>& args, const std::string& flag);

@@ -48,7 +48,8 @@ options (after --):
 
 EAL args (before --) are DPDK's own, e.g. -l 0,1 for the main lcore plus one
 worker. Defaults added when absent: --file-prefix=<pod name> (pods on one host
-stay apart) and --no-pci when the config has no PCI port. Hugepages are used
+stay apart), --huge-unlink (no hugepage files left behind) and --no-pci when
+the config has no PCI port. Hugepages are used
 unless you pass --no-huge yourself. See docs/running-pods.md.
 
 examples:

@@ -114,17 +114,11 @@ void Pod::start() {
   capture_ = std::make_unique<CaptureWriter>();
   for (std::size_t p = 0; p < layout.ports.size(); ++p) {
     const PortInfo& port = layout.ports[p];
-    start_port(pod.ports[p].port_id, port, static_cast<uint16_t>(pod.worker_count), pool_);
+    start_port(pod.ports[p].port_id, port, static_cast<uint16_t>(pod.worker_count), pool_, layout.link_wait_ms);
     rte_eth_macaddr_get(pod.ports[p].port_id, &pod.ports[p].mac);
     if (!port.capture_pcapng.empty()) capture_->add(static_cast<int>(p), port.capture_pcapng, pod.ports[p]);
     spdlog::info("port {} ({}{}{}) up as ethdev {} at site {}", port.name, port.vdev_name.empty() ? "pci " : port.vdev_name,
                  port.devargs.empty() ? "" : " ", port.devargs, pod.ports[p].port_id, layout.sites[port.site].name);
-  }
-
-  for (std::size_t c = 0; c < layout.chains.size(); ++c) {
-    pod.chain_of_spi[layout.chains[c].spi] = static_cast<int>(c);
-    pod.hop_base.push_back(pod.hop_total);
-    pod.hop_total += static_cast<int>(layout.chains[c].hops.size());
   }
 
   std::vector<std::vector<int>> rx_by_worker(worker_lcores_.size());
@@ -133,8 +127,9 @@ void Pod::start() {
     if (pod.ports[p].poll_rx) rx_by_worker[next++ % worker_lcores_.size()].push_back(static_cast<int>(p));
   pod.start_tsc = rte_rdtsc();
   for (std::size_t w = 0; w < worker_lcores_.size(); ++w) {
-    workers_.push_back(std::make_unique<Worker>(static_cast<int>(w), pod, rx_by_worker[w]));
-    workers_.back()->prepare();
+    auto worker = std::make_unique<Worker>(static_cast<int>(w), pod, rx_by_worker[w]);
+    worker->prepare();
+    workers_.push_back(std::move(worker));
   }
 
   std::vector<uint16_t> ids;
@@ -241,10 +236,11 @@ nfv::stats::PodStats Pod::stats() const {
 nfv::stats::PodStats Pod::close() {
   if (closed_) return stats();
   PodRuntime& pod = *runtime_;
+  auto final_stats = stats();  // while the ports still answer for their own counters
   for (std::size_t p = 0; p < pod.ports.size(); ++p) close_port(pod.ports[p].port_id, pod.layout.ports[p]);
   capture_.reset();
   if (pool_) in_use_after_close_ = rte_mempool_in_use_count(pool_);
-  auto final_stats = stats();
+  final_stats.set_mempool_in_use_after_close(in_use_after_close_);
   // VNF tables live in hugepage memory too: free them before the mempool.
   workers_.clear();
   if (pool_) rte_mempool_free(pool_);

@@ -29,7 +29,13 @@ struct PortRuntime {
 enum class RunState : int { kForwarding, kDraining };
 
 struct PodRuntime {
-  explicit PodRuntime(PodLayout l) : layout(std::move(l)), classifier(layout) {}
+  explicit PodRuntime(PodLayout l) : layout(std::move(l)), classifier(layout) {
+    for (std::size_t c = 0; c < layout.chains.size(); ++c) {
+      chain_of_spi[layout.chains[c].spi] = static_cast<int>(c);
+      hop_base.push_back(hop_total);
+      hop_total += static_cast<int>(layout.chains[c].hops.size());
+    }
+  }
 
   PodLayout layout;
   Classifier classifier;

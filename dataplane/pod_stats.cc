@@ -47,7 +47,7 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
       ps->set_capture_dropped(ps->capture_dropped() + load(c.capture_dropped));
     }
     rte_eth_stats eth{};
-    if (p < pod.ports.size() && rte_eth_stats_get(pod.ports[p].port_id, &eth) == 0) ps->set_rx_missed(eth.imissed);
+    if (p < pod.ports.size() && rte_eth_dev_is_valid_port(pod.ports[p].port_id) && rte_eth_stats_get(pod.ports[p].port_id, &eth) == 0) ps->set_rx_missed(eth.imissed);
   }
   for (std::size_t c = 0; c < layout.chains.size(); ++c) {
     auto* cs = out.add_chains();

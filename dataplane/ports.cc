@@ -36,7 +36,7 @@ uint16_t create_port_device(const PortInfo& port) {
   return port_id;
 }
 
-void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_mempool* pool) {
+void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_mempool* pool, uint32_t peer_wait_ms) {
   rte_eth_dev_info info{};
   int rc = rte_eth_dev_info_get(port_id, &info);
   if (rc != 0) throw std::runtime_error("port '" + port.name + "': no device info (" + errno_text(rc) + ")");
@@ -56,8 +56,15 @@ void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_
     rc = rte_eth_tx_queue_setup(port_id, q, tx_desc, socket, nullptr);
     if (rc != 0) throw std::runtime_error("port '" + port.name + "': tx queue setup failed (" + errno_text(rc) + ")");
   }
-  rc = rte_eth_dev_start(port_id);
-  if (rc != 0) throw std::runtime_error("port '" + port.name + "': start failed (" + errno_text(rc) + ")");
+  // A memif client cannot start before its server has created the socket;
+  // pods start in any order, so keep trying for a while.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(peer_wait_ms);
+  while ((rc = rte_eth_dev_start(port_id)) != 0 && port.driver == PortDriverKind::kMemif &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (rc != 0)
+    throw std::runtime_error("port '" + port.name + "': start failed (" + errno_text(rc) + ")" +
+                             (port.driver == PortDriverKind::kMemif ? "; is the memif server running?" : ""));
   // Bump-in-the-wire ports must see frames addressed to others; not every
   // driver can do it, and that is fine.
   rte_eth_promiscuous_enable(port_id);

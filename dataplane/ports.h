@@ -18,8 +18,9 @@ namespace nfv {
 uint16_t create_port_device(const PortInfo& port);
 
 // Configures 1 rx queue (unless tx-only) and `tx_queues` tx queues, starts
-// the port and enables promiscuous mode where the driver has it.
-void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_mempool* pool);
+// the port and enables promiscuous mode where the driver has it. A memif
+// client whose server is not up yet is retried for `peer_wait_ms`.
+void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_mempool* pool, uint32_t peer_wait_ms);
 
 // Waits until every port reports link up, or `timeout_ms` passes. Returns the
 // names of ports still down.

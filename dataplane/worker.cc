@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include <rte_ethdev.h>
 #include <rte_pause.h>
@@ -49,7 +51,12 @@ void Worker::prepare() {
       settings.socket_id = static_cast<int>(rte_socket_id());
       settings.params = hop.params;
       // A hop at a site of another pod never runs here: no instance needed.
-      if (layout.sites[hop.site].hosted) vnf->init(settings);
+      try {
+        if (layout.sites[hop.site].hosted) vnf->init(settings);
+      } catch (const VnfConfigError& e) {
+        throw std::runtime_error("invalid config: chains[" + std::to_string(c) + "].hops[" + std::to_string(h) +
+                                 "].params." + e.field() + ": " + e.what());
+      }
       vnfs_.push_back(std::move(vnf));
     }
   }

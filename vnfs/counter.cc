@@ -63,6 +63,8 @@ class CounterVnf final : public Vnf {
     if (n_ip) rte_hash_lookup_bulk(table_, key_ptrs, n_ip, positions);
     for (uint32_t i = 0; i < n_ip; ++i) {
       int32_t pos = positions[i];
+      // A flow seen twice in one burst misses the bulk lookup both times.
+      if (pos < 0) pos = rte_hash_lookup(table_, key_ptrs[i]);
       if (pos < 0) {
         pos = rte_hash_add_key(table_, key_ptrs[i]);
         if (pos < 0) {

@@ -1,0 +1,171 @@
+// (c) WAN emulation measured from outside the pod: two network namespaces
+// (client, server) joined through a pod with af_packet ports, the pod's
+// link between the client's site and the server's site set to a delay and a
+// loss rate. Kernel UDP sockets timestamp each datagram; the receiver
+// measures one-way delay and loss.
+#include <unistd.h>
+
+#include <cmath>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "pod_runner.h"
+
+namespace nfv::test {
+namespace {
+
+// RFC 2544 benchmarking addresses, only inside our own namespaces.
+constexpr const char* kClientIp = "198.18.0.1";
+constexpr const char* kServerIp = "198.18.0.2";
+constexpr int kProbes = 2000;
+constexpr int kIntervalUs = 500;
+
+struct WanCase {
+  double delay_ms;
+  double loss;
+};
+
+// Two namespaces, each with one end of a veth pair; the other ends stay in
+// the root namespace for the pod's af_packet ports.
+class NamespacePair {
+ public:
+  NamespacePair() {
+    teardown();
+    const std::string setup = R"(set -e
+ip netns add nfvw-cli
+ip netns add nfvw-srv
+ip link add nfvw-c0 type veth peer name nfvw-c1
+ip link add nfvw-s0 type veth peer name nfvw-s1
+ip link set nfvw-c0 netns nfvw-cli
+ip link set nfvw-s0 netns nfvw-srv
+ip netns exec nfvw-cli ip addr add 198.18.0.1/24 dev nfvw-c0
+ip netns exec nfvw-srv ip addr add 198.18.0.2/24 dev nfvw-s0
+for ns in nfvw-cli nfvw-srv; do ip netns exec $ns ip link set lo up; done
+ip netns exec nfvw-cli ip link set nfvw-c0 up
+ip netns exec nfvw-srv ip link set nfvw-s0 up
+sysctl -qw net.ipv6.conf.nfvw-c1.disable_ipv6=1 net.ipv6.conf.nfvw-s1.disable_ipv6=1
+ip link set nfvw-c1 up
+ip link set nfvw-s1 up
+ethtool -K nfvw-c1 tx off rx off >/dev/null
+ethtool -K nfvw-s1 tx off rx off >/dev/null
+ip netns exec nfvw-cli ethtool -K nfvw-c0 tx off rx off >/dev/null
+ip netns exec nfvw-srv ethtool -K nfvw-s0 tx off rx off >/dev/null
+CMAC=$(ip netns exec nfvw-cli cat /sys/class/net/nfvw-c0/address)
+SMAC=$(ip netns exec nfvw-srv cat /sys/class/net/nfvw-s0/address)
+ip netns exec nfvw-cli ip neigh replace 198.18.0.2 lladdr $SMAC dev nfvw-c0 nud permanent
+ip netns exec nfvw-srv ip neigh replace 198.18.0.1 lladdr $CMAC dev nfvw-s0 nud permanent
+)";
+    const auto result = run_command(setup);
+    ok_ = result.exit_code == 0;
+    error_ = result.output;
+  }
+  ~NamespacePair() { teardown(); }
+  bool ok() const { return ok_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  static void teardown() {
+    run_command("ip netns del nfvw-cli 2>/dev/null; ip netns del nfvw-srv 2>/dev/null; ip link del nfvw-c1 2>/dev/null; "
+                "ip link del nfvw-s1 2>/dev/null; true");
+  }
+  bool ok_ = false;
+  std::string error_;
+};
+
+std::string wan_pod(const WanCase& c) {
+  std::ostringstream yaml;
+  yaml << R"(name: wan
+sites:
+  - {name: NYCM, lat: 40.7833, lon: -73.9667}
+  - {name: KSCY, lat: 39.1000, lon: -94.5833}
+hosted_sites: [NYCM, KSCY]
+links:
+  - {from: NYCM, to: KSCY, delay_ms: )" << c.delay_ms << ", loss: " << c.loss << R"(}
+  - {from: KSCY, to: NYCM, delay_ms: )" << c.delay_ms << R"(}
+ports:
+  - {name: cli, driver: af_packet, site: NYCM, iface: nfvw-c1, default_action: pass, default_port: srv}
+  - {name: srv, driver: af_packet, site: KSCY, iface: nfvw-s1, default_action: pass, default_port: cli}
+chains:
+  - name: probe
+    id: 9
+    ingress_site: NYCM
+    egress_site: KSCY
+    egress_port: srv
+    match: [{dst_prefix: 198.18.0.2/32, protocol: udp, dst_ports: "9000"}]
+    hops:
+      - {vnf: forward, site: NYCM}
+      - {vnf: forward, site: KSCY}
+)";
+  return yaml.str();
+}
+
+struct ProbeResult {
+  long received = 0;
+  double median_us = 0, mean_us = 0, min_us = 0, max_us = 0;
+};
+
+ProbeResult parse_probe(const std::string& text) {
+  ProbeResult r;
+  std::istringstream in(text.substr(text.find("received")));
+  std::string word;
+  in >> word >> r.received >> word >> r.median_us >> word >> r.mean_us >> word >> r.min_us >> word >> r.max_us;
+  return r;
+}
+
+class WanEmulation : public ::testing::TestWithParam<WanCase> {};
+
+TEST_P(WanEmulation, MeasuredOneWayDelayAndLossMatchTheLink) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for network namespaces";
+  const WanCase c = GetParam();
+  NamespacePair namespaces;
+  ASSERT_TRUE(namespaces.ok()) << namespaces.error();
+  const std::string dir = make_temp_dir("wan");
+  const std::string probe = required_env("NFV_UDP_PROBE");
+
+  PodRun pod = start_pod(dir, "wan", wan_pod(c), {});
+  // The receiver is ready once it prints "ready".
+  Subprocess receiver({"ip", "netns", "exec", "nfvw-srv", probe, "recv", "9000", std::to_string(kProbes), "3000"},
+                      dir + "/recv.out", dir + "/recv.err");
+  for (int i = 0; i < 500 && read_file(dir + "/recv.out").find("ready") == std::string::npos; ++i) usleep(10000);
+  // Let the pod finish starting (its ports come up in well under a second).
+  for (int i = 0; i < 500 && read_file(pod.stderr_path()).find("forwarding on") == std::string::npos; ++i) usleep(10000);
+  ASSERT_NE(read_file(pod.stderr_path()).find("forwarding on"), std::string::npos) << pod.logs();
+
+  const auto sent = run_command("ip netns exec nfvw-cli " + probe + " send " + kServerIp + " 9000 " +
+                                std::to_string(kProbes) + " " + std::to_string(kIntervalUs));
+  ASSERT_EQ(sent.exit_code, 0) << sent.output;
+  ASSERT_EQ(receiver.wait(std::chrono::seconds(30)), 0);
+  pod.process->signal(SIGTERM);
+  ASSERT_EQ(pod.wait(), 0) << pod.logs();
+
+  const ProbeResult r = parse_probe(read_file(dir + "/recv.out"));
+  const auto stats = pod.stats();
+  const double configured_us = c.delay_ms * 1000.0;
+  RecordProperty("median_us", std::to_string(r.median_us));
+  std::printf("delay %.1f ms loss %.2f: received %ld/%d, one-way median %.1f us mean %.1f us min %.1f us max %.1f us\n",
+              c.delay_ms, c.loss, r.received, kProbes, r.median_us, r.mean_us, r.min_us, r.max_us);
+
+  EXPECT_NEAR(r.median_us, configured_us, 0.10 * configured_us + 50.0);
+  EXPECT_GE(r.min_us, configured_us * 0.99) << "a packet arrived before its delay";
+
+  // Loss: binomial, within four standard deviations of the configured rate.
+  const double expected_lost = kProbes * c.loss;
+  const double sigma = std::sqrt(kProbes * c.loss * (1 - c.loss));
+  EXPECT_NEAR(kProbes - r.received, expected_lost, 4 * sigma + 1);
+  // Every probe entered the chain; the pod's own loss counter explains the rest.
+  const auto& chain = chain_stats(stats, "probe");
+  EXPECT_EQ(chain.in_packets(), static_cast<uint64_t>(kProbes));
+  EXPECT_EQ(chain.out_packets() + drops(stats, "wan_loss"), chain.in_packets());
+  EXPECT_EQ(static_cast<uint64_t>(r.received), chain.out_packets());
+  EXPECT_EQ(stats.mempool_in_use_after_close(), 0) << "mbuf leak";
+}
+
+INSTANTIATE_TEST_SUITE_P(Links, WanEmulation, ::testing::Values(WanCase{20.0, 0.10}, WanCase{5.0, 0.02}),
+                         [](const auto& info) {
+                           return "delay" + std::to_string(static_cast<int>(info.param.delay_ms)) + "ms_loss" +
+                                  std::to_string(static_cast<int>(info.param.loss * 100)) + "pct";
+                         });
+
+}  // namespace
+}  // namespace nfv::test
