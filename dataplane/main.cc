@@ -120,22 +120,28 @@ int main(int argc, char** argv) {
   if (!after_separator) app_argv.assign(eal_argv.begin() + 1, eal_argv.end()), eal_argv.resize(1);
 
   AppArgs app;
-  nfv::LoadedConfig loaded;
-  nfv::PodLayout layout;
   try {
     app = parse_app_args(app_argv);
     spdlog::set_level(spdlog::level::from_str(app.log_level));
-    if (app.list_vnfs) {
-      for (const auto& [name, description] : nfv::VnfRegistry::instance().list()) std::printf("%-10s %s\n", name.c_str(), description.c_str());
-      return 0;
-    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfv-pod: %s\n", e.what());
+    return 2;
+  }
+  if (app.list_vnfs) {
+    for (const auto& [name, description] : nfv::VnfRegistry::instance().list())
+      std::printf("%-10s %s\n", name.c_str(), description.c_str());
+    return 0;
+  }
+  nfv::LoadedConfig loaded;
+  nfv::PodLayout layout;
+  try {
     loaded = nfv::load_pod_config(app.config);
     layout = nfv::build_pod_layout(loaded.config);
   } catch (const nfv::ConfigError& e) {
     std::fprintf(stderr, "nfv-pod: invalid config: %s\n", loaded.locate(e.field(), e.expected()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "nfv-pod: %s\n", e.what());
+    std::fprintf(stderr, "nfv-pod: invalid config: %s\n", e.what());
     return 2;
   }
   if (app.check_only) {
