@@ -15,13 +15,29 @@ class Classifier {
   explicit Classifier(const PodLayout& layout);
 
   // Returns the chain index, or kNoIndex when no rule matches.
-  int classify(int port, const ParsedPacket& packet) const;
+  int classify(int port, const ParsedPacket& packet) const {
+    for (const Entry& entry : rules_by_port_[port])
+      if (entry.matches(packet.key)) return entry.chain;
+    return kNoIndex;
+  }
+
+ public:
+  // A rule with its prefixes as words: one masked 32-bit compare per IPv4
+  // address (the parser stores IPv4 addresses as 4-byte words, and a wider
+  // load of them would stall on store forwarding), two 64-bit ones for IPv6.
+  struct Entry {
+    uint64_t src[2], src_mask[2], dst[2], dst_mask[2];
+    uint32_t src4, src4_mask, dst4, dst4_mask;
+    uint16_t src_port_lo, src_port_hi, dst_port_lo, dst_port_hi;
+    int16_t protocol;  // -1: any
+    uint8_t family;    // 0: any
+    int chain;
+
+    bool matches(const FlowKey& key) const;
+  };
+  static Entry compile(const CompiledRule& rule, int chain);
 
  private:
-  struct Entry {
-    CompiledRule rule;
-    int chain;
-  };
   std::vector<std::vector<Entry>> rules_by_port_;
 };
 

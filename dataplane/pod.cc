@@ -191,7 +191,7 @@ void Pod::control_loop(const PodRunOptions& options, const std::atomic<bool>& st
     }
   }
   // Keep writing captures while the workers drain.
-  while (!pod.workers_done.load()) {
+  while (pod.workers_running.load() > 0) {
     capture_->drain();
     std::this_thread::sleep_for(kControlPeriod);
   }
@@ -203,20 +203,20 @@ void Pod::run(const PodRunOptions& options, const std::atomic<bool>& stop_reques
   forwarding_start_tsc_ = rte_rdtsc();
   spdlog::info("forwarding on {} worker lcore(s)", workers_.size());
   const bool main_forwards = worker_lcores_.size() == 1 && worker_lcores_[0] == rte_get_main_lcore();
+  // Counted before launch, so the control loop never sees zero too early.
+  pod.workers_running.store(0);
   if (main_forwards) {
     std::thread control([&] { control_loop(options, stop_requested); });
     workers_[0]->run();
-    pod.workers_done.store(true);
     control.join();
   } else {
     for (std::size_t w = 0; w < workers_.size(); ++w)
       rte_eal_remote_launch(launch_worker, workers_[w].get(), worker_lcores_[w]);
-    std::thread waiter([&] {
-      rte_eal_mp_wait_lcore();
-      pod.workers_done.store(true);
-    });
+    // Wait (sleeping) until every worker has started, then run the control loop.
+    while (pod.workers_running.load() < static_cast<int>(workers_.size()) && pod.state.load() == RunState::kForwarding)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
     control_loop(options, stop_requested);
-    waiter.join();
+    rte_eal_mp_wait_lcore();  // workers have finished draining by now
   }
   forwarding_end_tsc_ = rte_rdtsc();
 }

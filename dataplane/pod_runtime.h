@@ -28,12 +28,30 @@ struct PortRuntime {
 
 enum class RunState : int { kForwarding, kDraining };
 
+// The part of a chain the fast path reads per packet, packed in one place.
+struct alignas(64) ChainRoute {
+  uint8_t stage_site[kMaxHops + 2];
+  uint8_t egress_stage;
+  uint8_t stage_count;
+  uint16_t egress_port;
+  uint32_t hop_base;  // index of the chain's first hop in the flat hop list
+  uint32_t spi;
+};
+
 struct PodRuntime {
   explicit PodRuntime(PodLayout l) : layout(std::move(l)), classifier(layout) {
     for (std::size_t c = 0; c < layout.chains.size(); ++c) {
-      chain_of_spi[layout.chains[c].spi] = static_cast<int>(c);
+      const ChainInfo& chain = layout.chains[c];
+      chain_of_spi[chain.spi] = static_cast<int>(c);
       hop_base.push_back(hop_total);
-      hop_total += static_cast<int>(layout.chains[c].hops.size());
+      ChainRoute& route = routes.emplace_back();
+      for (int s = 0; s < chain.stage_count(); ++s) route.stage_site[s] = static_cast<uint8_t>(chain.stage_site[s]);
+      route.egress_stage = static_cast<uint8_t>(chain.egress_stage());
+      route.stage_count = static_cast<uint8_t>(chain.stage_count());
+      route.egress_port = static_cast<uint16_t>(chain.egress_port < 0 ? 0 : chain.egress_port);
+      route.hop_base = static_cast<uint32_t>(hop_total);
+      route.spi = chain.spi;
+      hop_total += static_cast<int>(chain.hops.size());
     }
   }
 
@@ -44,10 +62,11 @@ struct PodRuntime {
   std::vector<PortRuntime> ports;
   std::unordered_map<uint32_t, int> chain_of_spi;
   std::vector<int> hop_base;  // chain -> index of its first hop in a flat list
+  std::vector<ChainRoute> routes;
   int hop_total = 0;
   int worker_count = 1;
   std::atomic<RunState> state{RunState::kForwarding};
-  std::atomic<bool> workers_done{false};
+  std::atomic<int> workers_running{0};
 };
 
 }  // namespace nfv

@@ -61,6 +61,9 @@ void Worker::prepare() {
     }
   }
   hop_slots_.resize(vnfs_.size());
+  for (std::size_t c = 0; c < layout.chains.size(); ++c)
+    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h)
+      hop_places_.push_back(HopPlace{static_cast<int>(c), static_cast<int>(h + 1), layout.chains[c].hops[h].site});
   pending_hops_.reserve(vnfs_.size());
   tx_.resize(layout.ports.size());
   const std::size_t sites = layout.sites.size();
@@ -91,7 +94,7 @@ void Worker::capture(int port, rte_mbuf** pkts, uint16_t n, bool tx) {
   }
 }
 
-void Worker::send_to_port(int port, rte_mbuf* m) {
+inline void Worker::send_to_port(int port, rte_mbuf* m) {
   TxBuffer& buffer = tx_[port];
   buffer.pkts[buffer.count++] = m;
   if (buffer.count == TxBuffer::kSize) flush_port(port);
@@ -125,69 +128,101 @@ void Worker::take_default(int port, rte_mbuf* m, DropReason reason) {
   send_to_port(info.default_port, m);
 }
 
-void Worker::ingest(int port, rte_mbuf* m) {
-  const PodLayout& layout = pod_.layout;
-  ChainMeta& meta = chain_meta(m);
-  if (is_nsh_frame(m)) {
-    NshFields nsh;
-    const NshStatus status = nsh_decap(m, nsh);
-    if (status == NshStatus::kTtlExpired) return drop(m, DropReason::nsh_ttl_expired);
-    if (status != NshStatus::kOk) return drop(m, DropReason::nsh_malformed);
-    const auto it = pod_.chain_of_spi.find(nsh.spi);
-    if (it == pod_.chain_of_spi.end()) return drop(m, DropReason::nsh_unknown_chain);
-    const ChainInfo& chain = layout.chains[it->second];
-    const int stage = chain.stage_of_service_index(nsh.si);
-    if (nsh.si == 0 || stage < 1 || stage > chain.egress_stage()) return drop(m, DropReason::nsh_bad_index);
-    if (nsh.dst_site >= layout.sites.size() || !layout.sites[nsh.dst_site].hosted ||
-        chain.stage_site[stage] != nsh.dst_site)
-      return drop(m, DropReason::nsh_wrong_site);
-    meta = ChainMeta{nsh.ingress_ns, nsh.flow_hash, static_cast<uint16_t>(it->second), nsh.dst_site, static_cast<uint8_t>(stage)};
-    return dispatch(m);
-  }
+// Decides the chain of one received packet. Returns the chain index for a
+// packet that enters a chain here; handles (sends on, drops) every other.
+int Worker::classify_rx(int port, rte_mbuf* m) {
   ParsedPacket parsed;
   const ParseStatus status = parse_packet(m, parsed);
-  if (status == ParseStatus::kNonIp) return take_default(port, m, DropReason::non_ip_default);
-  if (status != ParseStatus::kOk) return drop(m, drop_reason_of(status));
+  if (status == ParseStatus::kNonIp) {
+    if (parsed.ether_type == kEtherTypeNsh && parsed.vlan_tags == 0) {
+      ingest_nsh(m);
+      return kNoIndex;
+    }
+    take_default(port, m, DropReason::non_ip_default);
+    return kNoIndex;
+  }
+  if (status != ParseStatus::kOk) {
+    drop(m, drop_reason_of(status));
+    return kNoIndex;
+  }
   const int chain = pod_.classifier.classify(port, parsed);
-  if (chain == kNoIndex) return take_default(port, m, DropReason::unmatched_default);
+  if (chain == kNoIndex) {
+    take_default(port, m, DropReason::unmatched_default);
+    return kNoIndex;
+  }
   ChainCounters& cc = counters_.chains[chain];
   cc.in_packets++;
   cc.in_bytes += rte_pktmbuf_pkt_len(m);
-  meta = ChainMeta{now_ns_, flow_hash(parsed.key), static_cast<uint16_t>(chain),
-                   static_cast<uint8_t>(layout.ports[port].site), 1};
-  dispatch(m);
+  chain_meta(m) = ChainMeta{now_ns_, flow_hash(parsed.key), static_cast<uint16_t>(chain),
+                            static_cast<uint8_t>(pod_.layout.ports[port].site), 1};
+  return chain;
 }
 
-// Moves a packet one step along its chain: into the next hop's burst, onto
-// the WAN link towards the next stage's site, or out of the egress port.
-void Worker::dispatch(rte_mbuf* m) {
-  const ChainMeta& meta = chain_meta(m);
-  const ChainInfo& chain = pod_.layout.chains[meta.chain];
-  const int stage = meta.next_stage;
-  const int target = chain.stage_site[stage];
-  if (target == meta.site) {
-    if (stage < chain.egress_stage()) return enqueue_hop(pod_.hop_base[meta.chain] + stage - 1, m);
-    ChainCounters& cc = counters_.chains[meta.chain];
-    cc.out_packets++;
-    cc.out_bytes += rte_pktmbuf_pkt_len(m);
-    if (now_ns_ >= meta.ingress_ns) cc.latency.record(now_ns_ - meta.ingress_ns);
-    return send_to_port(chain.egress_port, m);
+// A packet from another pod: NSH says which chain, which stage and which of
+// our sites it is for.
+void Worker::ingest_nsh(rte_mbuf* m) {
+  const PodLayout& layout = pod_.layout;
+  NshFields nsh;
+  const NshStatus status = nsh_decap(m, nsh);
+  if (status == NshStatus::kTtlExpired) return drop(m, DropReason::nsh_ttl_expired);
+  if (status != NshStatus::kOk) return drop(m, DropReason::nsh_malformed);
+  const auto it = pod_.chain_of_spi.find(nsh.spi);
+  if (it == pod_.chain_of_spi.end()) return drop(m, DropReason::nsh_unknown_chain);
+  const ChainRoute& route = pod_.routes[it->second];
+  const int stage = route.stage_count - nsh.si;
+  if (nsh.si == 0 || stage < 1 || stage > route.egress_stage) return drop(m, DropReason::nsh_bad_index);
+  if (nsh.dst_site >= layout.sites.size() || !layout.sites[nsh.dst_site].hosted || route.stage_site[stage] != nsh.dst_site)
+    return drop(m, DropReason::nsh_wrong_site);
+  chain_meta(m) = ChainMeta{nsh.ingress_ns, nsh.flow_hash, static_cast<uint16_t>(it->second), nsh.dst_site,
+                            static_cast<uint8_t>(stage)};
+  advance(it->second, stage, nsh.dst_site, &m, 1);
+}
+
+// Moves packets of one chain, all at `site` and due for `stage`, one step:
+// into that hop's burst, out of the egress port, or onto the WAN link
+// towards the stage's site. Same-site moves are whole-burst copies; only a
+// packet that leaves for a WAN link has its metadata rewritten.
+void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n) {
+  if (n == 0) return;
+  const ChainRoute& route = pod_.routes[chain];
+  const int target = route.stage_site[stage];
+  if (target == site) {
+    if (stage < route.egress_stage) return enqueue_hop(static_cast<int>(route.hop_base) + stage - 1, pkts, n);
+    ChainCounters& cc = counters_.chains[chain];
+    cc.out_packets += n;
+    for (uint16_t i = 0; i < n; ++i) {
+      cc.out_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+      const uint64_t ingress_ns = chain_meta(pkts[i]).ingress_ns;
+      if (now_ns_ >= ingress_ns) cc.latency.record(now_ns_ - ingress_ns);
+      send_to_port(route.egress_port, pkts[i]);
+    }
+    return;
   }
-  WanLink* link = link_matrix_[meta.site * pod_.layout.sites.size() + target];
-  if (!link) return drop(m, DropReason::no_route);
-  switch (link->offer(m, now_tsc_)) {
-    case WanVerdict::kQueued: return;
-    case WanVerdict::kLost: return drop(m, DropReason::wan_loss);
-    case WanVerdict::kQueueFull: return drop(m, DropReason::wan_queue_full);
-    case WanVerdict::kBandwidthExceeded: return drop(m, DropReason::wan_bandwidth);
+  WanLink* link = link_matrix_[site * pod_.layout.sites.size() + target];
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* m = pkts[i];
+    if (!link) {
+      drop(m, DropReason::no_route);
+      continue;
+    }
+    ChainMeta& meta = chain_meta(m);
+    meta.site = static_cast<uint8_t>(site);
+    meta.next_stage = static_cast<uint8_t>(stage);
+    switch (link->offer(m, now_tsc_)) {
+      case WanVerdict::kQueued: break;
+      case WanVerdict::kLost: drop(m, DropReason::wan_loss); break;
+      case WanVerdict::kQueueFull: drop(m, DropReason::wan_queue_full); break;
+      case WanVerdict::kBandwidthExceeded: drop(m, DropReason::wan_bandwidth); break;
+    }
   }
 }
 
-void Worker::enqueue_hop(int hop, rte_mbuf* m) {
+inline void Worker::enqueue_hop(int hop, rte_mbuf** pkts, uint16_t n) {
   HopSlot& slot = hop_slots_[hop];
-  if (slot.count == kMaxVnfBurst) run_hop(hop);
+  if (slot.count + n > kMaxVnfBurst) run_hop(hop);
   if (slot.count == 0) pending_hops_.push_back(hop);
-  slot.pkts[slot.count++] = m;
+  std::copy_n(pkts, n, slot.pkts + slot.count);
+  slot.count = static_cast<uint16_t>(slot.count + n);
 }
 
 void Worker::run_hop(int hop) {
@@ -204,10 +239,8 @@ void Worker::run_hop(int hop) {
   hc.out_packets += kept;
   hc.dropped += n_dropped;
   for (uint16_t i = 0; i < n_dropped; ++i) drop(dropped[i], DropReason::vnf);
-  for (uint16_t i = 0; i < kept; ++i) {
-    chain_meta(burst[i]).next_stage++;
-    dispatch(burst[i]);
-  }
+  const HopPlace& place = hop_places_[hop];
+  advance(place.chain, place.stage + 1, place.site, burst, kept);
 }
 
 void Worker::run_pending_hops() {
@@ -219,7 +252,22 @@ void Worker::run_pending_hops() {
 }
 
 void Worker::handle_rx(int port, rte_mbuf** pkts, uint16_t n) {
-  for (uint16_t i = 0; i < n; ++i) ingest(port, pkts[i]);
+  // Consecutive packets of the same chain move on together.
+  rte_mbuf* run[kMaxVnfBurst];
+  uint16_t run_length = 0;
+  int run_chain = kNoIndex;
+  const int site = pod_.layout.ports[port].site;
+  for (uint16_t i = 0; i < n; ++i) {
+    const int chain = classify_rx(port, pkts[i]);
+    if (chain == kNoIndex) continue;
+    if ((chain != run_chain && run_length) || run_length == kMaxVnfBurst) {
+      advance(run_chain, 1, site, run, run_length);
+      run_length = 0;
+    }
+    run_chain = chain;
+    run[run_length++] = pkts[i];
+  }
+  advance(run_chain, 1, site, run, run_length);
   run_pending_hops();
 }
 
@@ -228,8 +276,8 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
   if (link.port == kNoIndex) {
     // Arrived at another site of this pod: continue the chain there.
     for (uint16_t i = 0; i < n; ++i) {
-      chain_meta(pkts[i]).site = static_cast<uint8_t>(link.to);
-      dispatch(pkts[i]);
+      const ChainMeta& meta = chain_meta(pkts[i]);
+      advance(meta.chain, meta.next_stage, link.to, &pkts[i], 1);
     }
     run_pending_hops();
     return;
@@ -246,10 +294,11 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
   }
   for (uint16_t i = 0; i < n; ++i) {
     const ChainMeta& meta = chain_meta(pkts[i]);
-    const ChainInfo& chain = pod_.layout.chains[meta.chain];
+    const ChainRoute& route = pod_.routes[meta.chain];
     NshFields nsh;
-    nsh.spi = chain.spi;
-    nsh.si = chain.service_index(meta.next_stage);
+    nsh.spi = route.spi;
+    // Stages still ahead, so SI is 1 (never 0) on the way to the egress site.
+    nsh.si = static_cast<uint8_t>(route.stage_count - meta.next_stage);
     nsh.ingress_ns = meta.ingress_ns;
     nsh.flow_hash = meta.flow_hash;
     nsh.src_site = meta.site;
@@ -345,6 +394,7 @@ void Worker::drain_on_stop() {
 }
 
 void Worker::run() {
+  pod_.workers_running.fetch_add(1);
   while (pod_.state.load(std::memory_order_relaxed) == RunState::kForwarding) {
     const uint64_t start = rte_rdtsc();
     counters_.loops++;
@@ -356,6 +406,7 @@ void Worker::run() {
     }
   }
   drain_on_stop();
+  pod_.workers_running.fetch_sub(1);
 }
 
 }  // namespace nfv

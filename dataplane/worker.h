@@ -49,14 +49,22 @@ class Worker {
     rte_mbuf* pkts[kSize];
   };
 
+  // Where a hop runs: its chain, its stage (1-based hop number) and site.
+  struct HopPlace {
+    int chain;
+    int stage;
+    int site;
+  };
+
   bool poll_once();
   bool release_links();
-  void ingest(int port, rte_mbuf* m);
-  void dispatch(rte_mbuf* m);
-  void enqueue_hop(int hop, rte_mbuf* m);
+  int classify_rx(int port, rte_mbuf* m);
+  void ingest_nsh(rte_mbuf* m);
+  void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n);
+  [[gnu::always_inline]] inline void enqueue_hop(int hop, rte_mbuf** pkts, uint16_t n);
   void run_hop(int hop);
   void run_pending_hops();
-  void send_to_port(int port, rte_mbuf* m);
+  [[gnu::always_inline]] inline void send_to_port(int port, rte_mbuf* m);
   void flush_port(int port);
   void flush_all();
   void take_default(int port, rte_mbuf* m, DropReason reason);
@@ -71,6 +79,7 @@ class Worker {
   std::vector<int> rx_ports_;
   std::vector<std::unique_ptr<Vnf>> vnfs_;       // one per hop of every chain (flat)
   std::vector<HopSlot> hop_slots_;
+  std::vector<HopPlace> hop_places_;
   std::vector<int> pending_hops_;
   std::vector<TxBuffer> tx_;
   std::vector<std::unique_ptr<WanLink>> links_;

@@ -1,0 +1,178 @@
+// pod_throughput: forwarding rate and cycles per packet of nfv-pod on one
+// worker core, next to dpdk-testpmd io-forward on the same kind of port,
+// measured in the same run.
+//
+// The port is net_pcap replaying a capture of 64-byte UDP frames (1024
+// flows) forever and dropping what it transmits: both programs pay the
+// same driver cost (copying each frame into a fresh mbuf, freeing it on
+// transmit), so the ratio shows what the pod's chain path costs on top.
+//
+//   pod_throughput NFV_POD_BINARY [SECONDS] [OUT_DIR]
+#include <pcap/pcap.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "pod_stats.pb.h"
+
+namespace {
+
+constexpr int kFlows = 1024;
+constexpr int kFrameBytes = 64;
+
+struct Result {
+  double mpps = 0;
+  double cycles_per_packet = 0;
+};
+
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return out;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
+  pclose(pipe);
+  return out;
+}
+
+// 64-byte Ethernet/IPv4/UDP frames, one per flow, written with libpcap.
+void write_capture(const std::string& path) {
+  pcap_t* dead = pcap_open_dead(DLT_EN10MB, 65535);
+  pcap_dumper_t* dumper = pcap_dump_open(dead, path.c_str());
+  for (int f = 0; f < kFlows; ++f) {
+    unsigned char frame[kFrameBytes] = {0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00};
+    unsigned char* ip = frame + 14;
+    const int ip_len = kFrameBytes - 14 - 4;  // leave room for the FCS the wire would add
+    ip[0] = 0x45;
+    ip[2] = static_cast<unsigned char>(ip_len >> 8);
+    ip[3] = static_cast<unsigned char>(ip_len);
+    ip[8] = 64;
+    ip[9] = 17;
+    const unsigned char src[4] = {198, 18, static_cast<unsigned char>(f >> 8), static_cast<unsigned char>(f)};
+    const unsigned char dst[4] = {198, 19, 0, 1};
+    std::copy(src, src + 4, ip + 12);
+    std::copy(dst, dst + 4, ip + 16);
+    unsigned sum = 0;
+    for (int i = 0; i < 20; i += 2) sum += (ip[i] << 8) | ip[i + 1];
+    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+    ip[10] = static_cast<unsigned char>(~sum >> 8);
+    ip[11] = static_cast<unsigned char>(~sum);
+    unsigned char* udp = ip + 20;
+    udp[0] = static_cast<unsigned char>((1024 + f) >> 8);
+    udp[1] = static_cast<unsigned char>(1024 + f);
+    udp[2] = 0x23;
+    udp[3] = 0x28;  // port 9000
+    const int udp_len = ip_len - 20;
+    udp[5] = static_cast<unsigned char>(udp_len);
+    pcap_pkthdr header{};
+    header.caplen = header.len = kFrameBytes - 4;
+    pcap_dump(reinterpret_cast<u_char*>(dumper), &header, frame);
+  }
+  pcap_dump_close(dumper);
+  pcap_close(dead);
+}
+
+Result run_testpmd(const std::string& pcap, int seconds) {
+  const std::string command = "timeout -s INT " + std::to_string(seconds + 4) +
+                              " dpdk-testpmd -l 0,1 --no-pci --file-prefix=bench_testpmd --huge-unlink "
+                              "--log-level=lib.eal:warning --vdev 'net_pcap0,rx_pcap=" + pcap +
+                              ",infinite_rx=1' -- --forward-mode=io --port-topology=loop --nb-cores=1 "
+                              "--record-core-cycles --stats-period=1";
+  const std::string out = run(command);
+  // Per-second Rx-pps readings; skip the first (warm-up) and take the median.
+  std::vector<double> pps;
+  std::regex rx_pps(R"(Rx-pps:\s+(\d+))");
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), rx_pps); it != std::sregex_iterator(); ++it)
+    pps.push_back(std::stod((*it)[1]));
+  Result r;
+  if (pps.size() > 2) {
+    pps.erase(pps.begin());
+    std::sort(pps.begin(), pps.end());
+    r.mpps = pps[pps.size() / 2] / 1e6;
+  }
+  std::smatch m;
+  if (std::regex_search(out, m, std::regex(R"(CPU cycles/packet=([0-9.]+))"))) r.cycles_per_packet = std::stod(m[1]);
+  if (r.mpps == 0) std::fprintf(stderr, "testpmd gave no rate; its output:\n%s\n", out.c_str());
+  return r;
+}
+
+Result run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, int hops, int seconds) {
+  std::ostringstream config;
+  config << "name: bench" << hops << R"(
+sites: [{name: A, lat: 40.78, lon: -73.97}]
+hosted_sites: [A]
+mempool: {mbufs: 65535}
+ports:
+  - {name: p, driver: pcap, site: A, rx_pcap: )" << pcap << R"(, rx_pcap_loop: true}
+chains:
+  - name: bench
+    id: 1
+    ingress_site: A
+    egress_site: A
+    egress_port: p
+    match: [{dst_prefix: 198.19.0.0/16, protocol: udp}]
+    hops:
+)";
+  for (int h = 0; h < hops; ++h) config << "      - {vnf: forward, site: A}\n";
+  const std::string config_path = dir + "/bench" + std::to_string(hops) + ".yaml";
+  const std::string stats_path = dir + "/bench" + std::to_string(hops) + ".json";
+  std::ofstream(config_path) << config.str();
+  const std::string out = run(pod_binary + " -l 0,1 --log-level=lib.eal:warning -- --config " + config_path +
+                              " --run-for-s " + std::to_string(seconds) + " --stats-interval-s 0 --stats-json " + stats_path);
+  nfv::stats::PodStats stats;
+  std::stringstream json;
+  json << std::ifstream(stats_path).rdbuf();
+  Result r;
+  if (!google::protobuf::util::JsonStringToMessage(json.str(), &stats).ok() || stats.workers_size() == 0) {
+    std::fprintf(stderr, "nfv-pod gave no stats; its output:\n%s\n", out.c_str());
+    return r;
+  }
+  r.mpps = static_cast<double>(stats.ports(0).tx_packets()) / stats.forwarding_s() / 1e6;
+  r.cycles_per_packet = stats.workers(0).cycles_per_packet();
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: pod_throughput NFV_POD_BINARY [SECONDS] [OUT_DIR]\n");
+    return 2;
+  }
+  const std::string pod = argv[1];
+  const int seconds = argc > 2 ? std::atoi(argv[2]) : 5;
+  const std::string dir = argc > 3 ? argv[3] : "/tmp";
+  const std::string pcap = dir + "/bench_64B_1024flows.pcap";
+  write_capture(pcap);
+  std::printf("pod throughput on one worker core: %d-byte UDP, %d flows, net_pcap (infinite rx, tx drop), %d s per run\n",
+              kFrameBytes, kFlows, seconds);
+
+  std::printf("  running dpdk-testpmd io-forward ...\n");
+  const Result testpmd = run_testpmd(pcap, seconds);
+  std::printf("  running nfv-pod, 1 hop of forward ...\n");
+  const Result one = run_pod(pod, dir, pcap, 1, seconds);
+  std::printf("  running nfv-pod, 3 hops of forward ...\n");
+  const Result three = run_pod(pod, dir, pcap, 3, seconds);
+
+  std::printf("\n%-28s %10s %16s %14s %8s\n", "configuration", "Mpps", "cycles/packet", "vs testpmd", "target");
+  std::printf("%-28s %10.2f %16.1f %14s %8s\n", "dpdk-testpmd io-forward", testpmd.mpps, testpmd.cycles_per_packet, "1.00", "");
+  auto row = [&](const char* name, const Result& r, double target) {
+    const double ratio = testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0;
+    std::printf("%-28s %10.2f %16.1f %14.2f %7.0f%% %s\n", name, r.mpps, r.cycles_per_packet, ratio, target * 100,
+                ratio >= target ? "met" : "MISSED");
+  };
+  row("nfv-pod 1 hop (forward)", one, 0.50);
+  row("nfv-pod 3 hops (forward x3)", three, 0.33);
+  return testpmd.mpps > 0 && one.mpps > 0 && three.mpps > 0 ? 0 : 1;
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs every benchmark against the build in $1 and prints their figures.
+set -euo pipefail
+BUILD="${1:?usage: run-benchmarks.sh BUILD_DIR [SECONDS]}"
+SECONDS_PER_RUN="${2:-5}"
+OUT="$(mktemp -d /tmp/nfv-bench-XXXXXX)"
+"$BUILD/bench/pod_throughput" "$BUILD/dataplane/nfv-pod" "$SECONDS_PER_RUN" "$OUT"
+echo "(work files in $OUT)"
