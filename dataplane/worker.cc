@@ -82,39 +82,65 @@ void Worker::drop(rte_mbuf* m, DropReason reason) {
   rte_pktmbuf_free(m);
 }
 
-void Worker::capture(int port, rte_mbuf** pkts, uint16_t n, bool tx) {
+// Copies for the pcapng writer (the originals go on; copies are cheap next
+// to the file I/O the control thread does with them).
+uint16_t Worker::copy_for_capture(int port, rte_mbuf** pkts, uint16_t n, bool tx, rte_mbuf** copies) {
   const PortRuntime& rt = pod_.ports[port];
+  uint16_t made = 0;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* copy = rte_pcapng_copy(rt.port_id, tx ? index_ : 0, pkts[i], rt.capture_pool, UINT32_MAX, now_tsc_,
                                      tx ? RTE_PCAPNG_DIRECTION_OUT : RTE_PCAPNG_DIRECTION_IN);
-    if (!copy || rte_ring_enqueue(rt.capture_ring, copy) != 0) {
-      if (copy) rte_pktmbuf_free(copy);
+    if (!copy) {
       counters_.ports[port].capture_dropped++;
+      continue;
     }
+    copies[made++] = copy;
+  }
+  return made;
+}
+
+void Worker::hand_to_capture(int port, rte_mbuf** copies, uint16_t n) {
+  const unsigned queued = rte_ring_enqueue_burst(pod_.ports[port].capture_ring, reinterpret_cast<void**>(copies), n, nullptr);
+  if (queued < n) {
+    counters_.ports[port].capture_dropped += n - queued;
+    rte_pktmbuf_free_bulk(copies + queued, n - queued);
   }
 }
 
 inline void Worker::send_to_port(int port, rte_mbuf* m) {
   TxBuffer& buffer = tx_[port];
+  if (buffer.count == TxBuffer::kSize) {
+    flush_port(port);
+    if (buffer.count == TxBuffer::kSize) return drop(m, DropReason::tx_full);
+  }
   buffer.pkts[buffer.count++] = m;
-  if (buffer.count == TxBuffer::kSize) flush_port(port);
 }
 
+// Transmits what the buffer holds. What the driver does not take stays for
+// the next try (a memif ring drains as soon as the peer polls), so a short
+// stall costs latency, not packets; only a full buffer drops (send_to_port).
 void Worker::flush_port(int port) {
   TxBuffer& buffer = tx_[port];
   if (buffer.count == 0) return;
   const PortRuntime& rt = pod_.ports[port];
-  if (rt.capture_ring) capture(port, buffer.pkts, buffer.count, true);
-  uint64_t bytes = 0;
-  for (uint16_t i = 0; i < buffer.count; ++i) bytes += rte_pktmbuf_pkt_len(buffer.pkts[i]);
+  // Copies are taken before transmit (the driver may free what it sends);
+  // only the copies of what was sent reach the capture.
+  rte_mbuf* copies[TxBuffer::kSize];
+  uint16_t n_copies = 0;
+  if (rt.capture_ring) n_copies = copy_for_capture(port, buffer.pkts, buffer.count, true, copies);
   const uint16_t sent = rte_eth_tx_burst(rt.port_id, static_cast<uint16_t>(index_), buffer.pkts, buffer.count);
-  for (uint16_t i = sent; i < buffer.count; ++i) {
-    bytes -= rte_pktmbuf_pkt_len(buffer.pkts[i]);
-    drop(buffer.pkts[i], DropReason::tx_full);
+  if (rt.capture_ring) {
+    const uint16_t keep = std::min(sent, n_copies);
+    hand_to_capture(port, copies, keep);
+    if (n_copies > keep) rte_pktmbuf_free_bulk(copies + keep, n_copies - keep);
   }
+  if (sent == 0) return;
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < sent; ++i) bytes += rte_pktmbuf_pkt_len(buffer.pkts[i]);
   counters_.ports[port].tx_packets += sent;
   counters_.ports[port].tx_bytes += bytes;
-  buffer.count = 0;
+  std::copy(buffer.pkts + sent, buffer.pkts + buffer.count, buffer.pkts);
+  buffer.count = static_cast<uint16_t>(buffer.count - sent);
 }
 
 void Worker::flush_all() {
@@ -319,7 +345,15 @@ bool Worker::release_links() {
     WanLink& link = *links_[l];
     if (link.next_due_tsc() <= now_tsc_) {
       uint16_t n;
-      while ((n = link.release(now_tsc_, pkts, kBurstSize)) > 0) {
+      // Towards another pod, take only what the port's buffer can hold: a
+      // busy peer leaves packets waiting on the link rather than dropped.
+      const int port = pod_.layout.links[l].port;
+      auto room = [&]() -> uint16_t {
+        if (port == kNoIndex) return kBurstSize;
+        if (tx_[port].count > TxBuffer::kSize - kBurstSize) flush_port(port);
+        return static_cast<uint16_t>(std::min<int>(kBurstSize, TxBuffer::kSize - tx_[port].count));
+      };
+      while ((n = link.release(now_tsc_, pkts, room())) > 0) {
         counters_.busy_packets += n;
         deliver_from_link(static_cast<int>(l), pkts, n);
         moved = true;
@@ -327,6 +361,7 @@ bool Worker::release_links() {
     }
     in_flight += link.in_flight();
   }
+  for (const auto& buffer : tx_) in_flight += buffer.count;  // waiting for a busy peer
   __atomic_store_n(&counters_.in_flight, in_flight, __ATOMIC_RELAXED);
   return moved;
 }
@@ -341,7 +376,10 @@ bool Worker::poll_once() {
     const uint16_t n = rte_eth_rx_burst(rt.port_id, 0, pkts, kBurstSize);
     if (n == 0) continue;
     moved = true;
-    if (rt.capture_ring) capture(port, pkts, n, false);
+    if (rt.capture_ring) {
+      rte_mbuf* copies[kBurstSize];
+      hand_to_capture(port, copies, copy_for_capture(port, pkts, n, false, copies));
+    }
     PortCounters& pc = counters_.ports[port];
     pc.rx_packets += n;
     for (uint16_t i = 0; i < n; ++i) pc.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
@@ -384,12 +422,17 @@ void Worker::drain_on_stop() {
     flush_all();
     uint64_t in_flight = 0;
     for (const auto& link : links_) in_flight += link->in_flight();
+    for (const auto& buffer : tx_) in_flight += buffer.count;
     if (in_flight == 0 || now_tsc_ > deadline) break;
     idle_loops_ = kSpinLoopsBeforeSleep;
     idle_backoff();
   }
   for (auto& link : links_)
     while (rte_mbuf* m = link->take_any()) drop(m, DropReason::shutdown);
+  for (auto& buffer : tx_) {
+    for (uint16_t i = 0; i < buffer.count; ++i) drop(buffer.pkts[i], DropReason::shutdown);
+    buffer.count = 0;
+  }
   __atomic_store_n(&counters_.in_flight, 0, __ATOMIC_RELAXED);
 }
 

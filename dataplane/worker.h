@@ -70,7 +70,8 @@ class Worker {
   void take_default(int port, rte_mbuf* m, DropReason reason);
   void deliver_from_link(int link, rte_mbuf** pkts, uint16_t n);
   void drop(rte_mbuf* m, DropReason reason);
-  void capture(int port, rte_mbuf** pkts, uint16_t n, bool tx);
+  uint16_t copy_for_capture(int port, rte_mbuf** pkts, uint16_t n, bool tx, rte_mbuf** copies);
+  void hand_to_capture(int port, rte_mbuf** copies, uint16_t n);
   void idle_backoff();
   void drain_on_stop();
 

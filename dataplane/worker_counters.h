@@ -37,7 +37,7 @@ struct alignas(64) WorkerCounters {
   uint64_t busy_tsc = 0;        // time in iterations that moved packets
   uint64_t busy_packets = 0;    // packets received or released in those iterations
   uint64_t sleeps = 0;
-  uint64_t in_flight = 0;       // packets in this worker's WAN delay lines
+  uint64_t in_flight = 0;       // packets in WAN delay lines or waiting in tx buffers
 };
 
 }  // namespace nfv
