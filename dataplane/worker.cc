@@ -246,7 +246,10 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
 inline void Worker::enqueue_hop(int hop, rte_mbuf** pkts, uint16_t n) {
   HopSlot& slot = hop_slots_[hop];
   if (slot.count + n > kMaxVnfBurst) run_hop(hop);
-  if (slot.count == 0) pending_hops_.push_back(hop);
+  if (!slot.pending) {
+    slot.pending = true;
+    pending_hops_.push_back(hop);  // capacity reserved for every hop: never allocates
+  }
   std::copy_n(pkts, n, slot.pkts + slot.count);
   slot.count = static_cast<uint16_t>(slot.count + n);
 }
@@ -273,6 +276,7 @@ void Worker::run_pending_hops() {
   while (!pending_hops_.empty()) {
     const int hop = pending_hops_.back();
     pending_hops_.pop_back();
+    hop_slots_[hop].pending = false;
     if (hop_slots_[hop].count) run_hop(hop);
   }
 }

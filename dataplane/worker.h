@@ -41,6 +41,7 @@ class Worker {
  private:
   struct alignas(64) HopSlot {
     uint16_t count = 0;
+    bool pending = false;  // listed in pending_hops_
     rte_mbuf* pkts[kMaxVnfBurst];
   };
   struct alignas(64) TxBuffer {

@@ -80,5 +80,30 @@ chains:
   EXPECT_EQ(stats.mempool_in_use_after_close(), 0);
 }
 
+TEST(PortDrivers, TwoWorkersEachPollTheirPortsAndTransmitOnTheirOwnQueue) {
+  const std::string dir = make_temp_dir("workers");
+  const std::string config = R"(name: twoworkers
+sites: [{name: A, lat: 0, lon: 0}]
+hosted_sites: [A]
+ports:
+  - {name: in1, driver: null, site: A, default_action: pass, default_port: sink}
+  - {name: in2, driver: null, site: A, default_action: pass, default_port: sink}
+  - {name: sink, driver: null, site: A, tx_only: true}
+chains: []
+)";
+  // Three lcores on two cores: main and worker 2 share core 0.
+  PodRun pod = start_pod(dir, "twoworkers", config, {"--run-for-s", "1"}, "0@0,1@1,2@0");
+  ASSERT_EQ(pod.wait(), 0) << pod.logs();
+  const auto stats = pod.stats();
+  ASSERT_EQ(stats.workers_size(), 2);
+  EXPECT_GT(stats.workers(0).busy_packets(), 0u);
+  EXPECT_GT(stats.workers(1).busy_packets(), 0u);
+  const uint64_t received = port_stats(stats, "in1").rx_packets() + port_stats(stats, "in2").rx_packets();
+  EXPECT_GT(received, 1000000u);
+  EXPECT_EQ(port_stats(stats, "sink").tx_packets(), received);
+  EXPECT_EQ(stats.drops_size(), 0);
+  EXPECT_EQ(stats.mempool_in_use_after_close(), 0);
+}
+
 }  // namespace
 }  // namespace nfv::test

@@ -29,7 +29,9 @@ PodRun start_pod(const std::string& dir, const std::string& name, const std::str
   PodRun run{name, dir, nullptr};
   const std::string config = dir + "/" + name + ".yaml";
   write_file(config, config_yaml);
-  std::vector<std::string> argv{nfv_pod_binary(), "-l", lcores, "--log-level=lib.eal:warning", "--",
+  // "0,1" is an lcore list; "0@0,1@1,2@0" maps more lcores than cores.
+  const std::string lcore_flag = lcores.find('@') == std::string::npos ? "-l" : "--lcores";
+  std::vector<std::string> argv{nfv_pod_binary(), lcore_flag, lcores, "--log-level=lib.eal:warning", "--",
                                 "--config", config, "--stats-json", run.stats_path(), "--stats-interval-s", "0"};
   argv.insert(argv.end(), app_options.begin(), app_options.end());
   run.process = std::make_unique<Subprocess>(argv, run.stdout_path(), run.stderr_path());
