@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   std::printf("%-28s %10.2f %16.1f %14s %8s\n", "dpdk-testpmd io-forward", testpmd.mpps, testpmd.cycles_per_packet, "1.00", "");
   auto row = [&](const char* name, const Result& r, double target) {
     const double ratio = testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0;
-    std::printf("%-28s %10.2f %16.1f %14.2f %7.0f%% %s\n", name, r.mpps, r.cycles_per_packet, ratio, target * 100,
+    std::printf("%-28s %10.2f %16.1f %14.3f %7.0f%% %s\n", name, r.mpps, r.cycles_per_packet, ratio, target * 100,
                 ratio >= target ? "met" : "MISSED");
   };
   row("nfv-pod 1 hop (forward)", one, 0.50);

@@ -116,6 +116,16 @@ inline void Worker::send_to_port(int port, rte_mbuf* m) {
   buffer.pkts[buffer.count++] = m;
 }
 
+void Worker::send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n) {
+  TxBuffer& buffer = tx_[port];
+  if (buffer.count + n > TxBuffer::kSize) flush_port(port);
+  const uint16_t room = static_cast<uint16_t>(TxBuffer::kSize - buffer.count);
+  const uint16_t take = std::min(room, n);
+  std::copy_n(pkts, take, buffer.pkts + buffer.count);
+  buffer.count = static_cast<uint16_t>(buffer.count + take);
+  for (uint16_t i = take; i < n; ++i) drop(pkts[i], DropReason::tx_full);
+}
+
 // Transmits what the buffer holds. What the driver does not take stays for
 // the next try (a memif ring drains as soon as the peer polls), so a short
 // stall costs latency, not packets; only a full buffer drops (send_to_port).
@@ -157,6 +167,8 @@ void Worker::take_default(int port, rte_mbuf* m, DropReason reason) {
 // Decides the chain of one received packet. Returns the chain index for a
 // packet that enters a chain here; handles (sends on, drops) every other.
 int Worker::classify_rx(int port, rte_mbuf* m) {
+  const uint32_t bytes = rte_pktmbuf_pkt_len(m);
+  counters_.ports[port].rx_bytes += bytes;
   ParsedPacket parsed;
   const ParseStatus status = parse_packet(m, parsed);
   if (status == ParseStatus::kNonIp) {
@@ -178,7 +190,7 @@ int Worker::classify_rx(int port, rte_mbuf* m) {
   }
   ChainCounters& cc = counters_.chains[chain];
   cc.in_packets++;
-  cc.in_bytes += rte_pktmbuf_pkt_len(m);
+  cc.in_bytes += bytes;
   chain_meta(m) = ChainMeta{now_ns_, flow_hash(parsed.key), static_cast<uint16_t>(chain),
                             static_cast<uint8_t>(pod_.layout.ports[port].site), 1};
   return chain;
@@ -216,13 +228,14 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
     if (stage < route.egress_stage) return enqueue_hop(static_cast<int>(route.hop_base) + stage - 1, pkts, n);
     ChainCounters& cc = counters_.chains[chain];
     cc.out_packets += n;
+    uint64_t bytes = 0;
     for (uint16_t i = 0; i < n; ++i) {
-      cc.out_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+      bytes += rte_pktmbuf_pkt_len(pkts[i]);
       const uint64_t ingress_ns = chain_meta(pkts[i]).ingress_ns;
       if (now_ns_ >= ingress_ns) cc.latency.record(now_ns_ - ingress_ns);
-      send_to_port(route.egress_port, pkts[i]);
     }
-    return;
+    cc.out_bytes += bytes;
+    return send_burst_to_port(route.egress_port, pkts, n);
   }
   WanLink* link = link_matrix_[site * pod_.layout.sites.size() + target];
   for (uint16_t i = 0; i < n; ++i) {
@@ -384,9 +397,7 @@ bool Worker::poll_once() {
       rte_mbuf* copies[kBurstSize];
       hand_to_capture(port, copies, copy_for_capture(port, pkts, n, false, copies));
     }
-    PortCounters& pc = counters_.ports[port];
-    pc.rx_packets += n;
-    for (uint16_t i = 0; i < n; ++i) pc.rx_bytes += rte_pktmbuf_pkt_len(pkts[i]);
+    counters_.ports[port].rx_packets += n;
     counters_.busy_packets += n;
     handle_rx(port, pkts, n);
   }

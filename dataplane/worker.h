@@ -66,6 +66,7 @@ class Worker {
   void run_hop(int hop);
   void run_pending_hops();
   [[gnu::always_inline]] inline void send_to_port(int port, rte_mbuf* m);
+  void send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n);
   void flush_port(int port);
   void flush_all();
   void take_default(int port, rte_mbuf* m, DropReason reason);

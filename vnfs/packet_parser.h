@@ -43,14 +43,16 @@ struct FlowKey {
 };
 static_assert(sizeof(FlowKey) == 40);
 
+// Filled in full by parse_packet (no default initialisers: zeroing it first
+// would cost a memset per packet).
 struct ParsedPacket {
-  ParseStatus status = ParseStatus::kNonIp;
-  uint8_t vlan_tags = 0;
-  bool later_fragment = false;  // a non-first IP fragment: no L4 header
-  uint16_t ether_type = 0;      // innermost EtherType, host order
-  uint16_t l3_offset = 0;
-  uint16_t l4_offset = 0;
-  FlowKey key{};
+  ParseStatus status;
+  uint8_t vlan_tags;
+  bool later_fragment;  // a non-first IP fragment: no L4 header
+  uint16_t ether_type;  // innermost EtherType, host order
+  uint16_t l3_offset;
+  uint16_t l4_offset;
+  FlowKey key;
 
   uint32_t ipv4_src() const;    // host order; only for family kIpv4
   uint32_t ipv4_dst() const;
