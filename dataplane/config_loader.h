@@ -1,22 +1,16 @@
-// Reads a pod configuration (YAML, or JSON which is YAML too) into the
-// protobuf schema of proto/pod_config.proto, field by field through
-// reflection, so every mistake is reported with its line and field path.
+// Reads a pod configuration (YAML or JSON) into the schema of
+// proto/pod_config.proto, with located errors (see proto/yaml_message.h).
 #pragma once
 
-#include <map>
 #include <string>
 
 #include "pod_config.pb.h"
+#include "yaml_message.h"
 
 namespace nfv {
 
-struct LoadedConfig {
-  std::string file;
+struct LoadedConfig : YamlSource {
   nfv::config::PodConfig config;
-  std::map<std::string, int> line_of_field;  // "chains[0].hops[1].site" -> 1-based line
-
-  // "file:line: field: expected ..." for an error found after loading.
-  std::string locate(const std::string& field, const std::string& expected) const;
 };
 
 // Throws std::runtime_error whose message is "file:line: field: expected ...".
