@@ -27,6 +27,8 @@ namespace nfv {
   X(wan_bandwidth, "WAN bandwidth cap: buffer exceeded")                     \
   X(tx_full, "port transmit queue full")                                     \
   X(vnf, "dropped by a VNF (see its counters)")                              \
+  X(instance_queue_full, "a VNF instance's input queue was full (overload)")  \
+  X(instance_removed, "left in the queue of an instance being freed")        \
   X(shutdown, "in flight when the pod stopped")
 
 enum class DropReason : uint8_t {

@@ -13,7 +13,9 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_malloc.h>
 #include <rte_pcapng.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 #include <spdlog/spdlog.h>
 
@@ -121,6 +123,26 @@ void Pod::start() {
                  port.devargs.empty() ? "" : " ", port.devargs, pod.ports[p].port_id, layout.sites[port.site].name);
   }
 
+  // One instance pool per hop this pod runs; workers see them via snapshots.
+  pod.pools.resize(pod.hop_total);
+  for (std::size_t c = 0; c < layout.chains.size(); ++c)
+    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
+      const HopInfo& hop = layout.chains[c].hops[h];
+      if (!layout.sites[hop.site].hosted) continue;
+      const std::string name = layout.chains[c].name + "/" + std::to_string(h + 1) + "/" + hop.vnf;
+      try {
+        pod.pools[pod.hop_base[c] + h] = std::make_unique<InstancePool>(name, hop, pod.worker_count, pod.clock.hz());
+      } catch (const VnfConfigError& e) {
+        throw std::runtime_error("invalid config: chains[" + std::to_string(c) + "].hops[" + std::to_string(h) +
+                                 "].params." + e.field() + ": " + e.what());
+      }
+    }
+  const std::size_t rcu_size = rte_rcu_qsbr_get_memsize(static_cast<uint32_t>(worker_lcores_.size()));
+  pod.rcu = static_cast<rte_rcu_qsbr*>(rte_zmalloc("pod_rcu", rcu_size, RTE_CACHE_LINE_SIZE));
+  if (!pod.rcu || rte_rcu_qsbr_init(pod.rcu, static_cast<uint32_t>(worker_lcores_.size())) != 0)
+    throw std::runtime_error("cannot set up RCU for the workers");
+  publish_snapshot();
+
   std::vector<std::vector<int>> rx_by_worker(worker_lcores_.size());
   int next = 0;
   for (std::size_t p = 0; p < layout.ports.size(); ++p)
@@ -136,6 +158,89 @@ void Pod::start() {
   for (const auto& rt : pod.ports) ids.push_back(rt.port_id);
   const auto down = wait_for_links(ids, layout.ports, layout.link_wait_ms);
   for (const auto& name : down) spdlog::warn("port {} link still down after {} ms; forwarding anyway", name, layout.link_wait_ms);
+}
+
+void Pod::publish_snapshot() {
+  PodRuntime& pod = *runtime_;
+  auto* next = new RoutingSnapshot;
+  next->version = ++snapshot_version_;
+  next->pools.resize(pod.pools.size());
+  for (std::size_t h = 0; h < pod.pools.size(); ++h)
+    if (pod.pools[h]) next->pools[h] = pod.pools[h]->view();
+  const RoutingSnapshot* old = pod.snapshot.exchange(next, std::memory_order_acq_rel);
+  // Every worker has passed a quiescent point after the swap: none still
+  // reads the old snapshot (nor a slot it marked live and we now free).
+  rte_rcu_qsbr_synchronize(pod.rcu, RTE_QSBR_THRID_INVALID);
+  delete old;
+}
+
+std::string Pod::scale_now(const std::string& chain_name, int hop, int instances) {
+  PodRuntime& pod = *runtime_;
+  const int chain = [&] {
+    for (std::size_t c = 0; c < pod.layout.chains.size(); ++c)
+      if (pod.layout.chains[c].name == chain_name) return static_cast<int>(c);
+    return kNoIndex;
+  }();
+  if (chain == kNoIndex) return "no chain named '" + chain_name + "'";
+  const int hops = static_cast<int>(pod.layout.chains[chain].hops.size());
+  if (hop < 1 || hop > hops) return "chain " + chain_name + " has hops 1.." + std::to_string(hops) + ", not " + std::to_string(hop);
+  InstancePool* pool = pod.pools[pod.hop_base[chain] + hop - 1].get();
+  if (!pool) return "hop " + std::to_string(hop) + " of " + chain_name + " runs at a site of another pod";
+  std::string error;
+  try {
+    if (!pool->scale_to(instances, rte_rdtsc(), &error)) return error;
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  publish_snapshot();
+  spdlog::info("{}: {} active, {} draining", pool->name(), pool->active(), pool->draining());
+  return "";
+}
+
+void Pod::free_drained_instances() {
+  PodRuntime& pod = *runtime_;
+  for (std::size_t hop = 0; hop < pod.pools.size(); ++hop) {
+    InstancePool* pool = pod.pools[hop].get();
+    if (!pool || pool->draining() == 0) continue;
+    std::vector<uint32_t> flows(kMaxInstancesPerPool, 0);
+    for (const auto& w : workers_)
+      if (const FlowAffinity* pins = w->affinity(static_cast<int>(hop)))
+        for (int s = 0; s < kMaxInstancesPerPool; ++s) flows[s] += pins->flows_on(s);
+    const auto done = pool->drained(flows, rte_rdtsc());
+    if (done.empty()) continue;
+    pool->mark_free(done);
+    publish_snapshot();
+    const auto leftovers = pool->destroy_freed(done);
+    removed_with_instances_ += leftovers.size();
+    for (rte_mbuf* m : leftovers) rte_pktmbuf_free(m);
+    spdlog::info("{}: freed {} drained instance(s); {} active", pool->name(), done.size(), pool->active());
+  }
+}
+
+void Pod::post(std::function<void()> command) {
+  std::lock_guard<std::mutex> lock(commands_mutex_);
+  commands_.push_back(std::move(command));
+}
+
+void Pod::run_commands() {
+  std::vector<std::function<void()>> pending;
+  {
+    std::lock_guard<std::mutex> lock(commands_mutex_);
+    pending.swap(commands_);
+  }
+  for (auto& command : pending) command();
+}
+
+std::future<std::string> Pod::scale(const std::string& chain, int hop, int instances) {
+  auto promise = std::make_shared<std::promise<std::string>>();
+  post([this, promise, chain, hop, instances] { promise->set_value(scale_now(chain, hop, instances)); });
+  return promise->get_future();
+}
+
+std::future<nfv::stats::PodStats> Pod::stats_async() {
+  auto promise = std::make_shared<std::promise<nfv::stats::PodStats>>();
+  post([this, promise] { promise->set_value(stats()); });
+  return promise->get_future();
 }
 
 uint64_t Pod::packets_seen() const {
@@ -168,6 +273,8 @@ void Pod::control_loop(const PodRunOptions& options, const std::atomic<bool>& st
   uint64_t last_progress = last_change;
   while (pod.state.load() == RunState::kForwarding) {
     std::this_thread::sleep_for(kControlPeriod);
+    run_commands();
+    free_drained_instances();
     capture_->drain();
     const uint64_t now = rte_rdtsc();
     const double elapsed = static_cast<double>(now - forwarding_start_tsc_) / hz;
@@ -190,8 +297,9 @@ void Pod::control_loop(const PodRunOptions& options, const std::atomic<bool>& st
       print_progress(elapsed);
     }
   }
-  // Keep writing captures while the workers drain.
+  // Keep writing captures (and answering) while the workers drain.
   while (pod.workers_running.load() > 0) {
+    run_commands();
     capture_->drain();
     std::this_thread::sleep_for(kControlPeriod);
   }
@@ -236,13 +344,17 @@ nfv::stats::PodStats Pod::stats() const {
 nfv::stats::PodStats Pod::close() {
   if (closed_) return stats();
   PodRuntime& pod = *runtime_;
+  run_commands();  // answer what was asked while the workers drained
   auto final_stats = stats();  // while the ports still answer for their own counters
   for (std::size_t p = 0; p < pod.ports.size(); ++p) close_port(pod.ports[p].port_id, pod.layout.ports[p]);
   capture_.reset();
+  workers_.clear();
+  pod.pools.clear();  // frees instance queues and whatever they still hold
+  delete pod.snapshot.exchange(nullptr);
+  rte_free(pod.rcu);
+  pod.rcu = nullptr;
   if (pool_) in_use_after_close_ = rte_mempool_in_use_count(pool_);
   final_stats.set_mempool_in_use_after_close(in_use_after_close_);
-  // VNF tables live in hugepage memory too: free them before the mempool.
-  workers_.clear();
   if (pool_) rte_mempool_free(pool_);
   pool_ = nullptr;
   closed_ = true;

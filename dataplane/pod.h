@@ -8,7 +8,11 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <future>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "pod_layout.h"
@@ -34,7 +38,14 @@ class Pod {
   void start();
   void run(const PodRunOptions& options, const std::atomic<bool>& stop_requested);
   nfv::stats::PodStats close();
+  // Control thread (or after run() returned).
   nfv::stats::PodStats stats() const;
+
+  // Requests from other threads, carried out by the control loop (so pools
+  // and snapshots are only ever changed on the control thread). The future
+  // holds "" on success, else the reason.
+  std::future<std::string> scale(const std::string& chain, int hop, int instances);
+  std::future<nfv::stats::PodStats> stats_async();
 
   PodRuntime& runtime() { return *runtime_; }
   Worker& worker(int i) { return *workers_[i]; }
@@ -42,6 +53,11 @@ class Pod {
  private:
   class CaptureWriter;
   void control_loop(const PodRunOptions& options, const std::atomic<bool>& stop_requested);
+  void post(std::function<void()> command);
+  void run_commands();
+  std::string scale_now(const std::string& chain, int hop, int instances);
+  void publish_snapshot();
+  void free_drained_instances();
   uint64_t packets_seen() const;
   uint64_t packets_in_flight() const;
   void print_progress(double elapsed_s) const;
@@ -56,6 +72,10 @@ class Pod {
   uint64_t forwarding_end_tsc_ = 0;
   bool closed_ = false;
   int64_t in_use_after_close_ = -1;
+  uint64_t snapshot_version_ = 0;
+  uint64_t removed_with_instances_ = 0;  // mbufs found in the queue of a freed instance
+  std::mutex commands_mutex_;            // control path only, never taken by workers
+  std::vector<std::function<void()>> commands_;
 };
 
 }  // namespace nfv

@@ -331,6 +331,25 @@ CompiledRule compile_rule(const nfv::config::MatchRule& rule, const std::string&
   return out;
 }
 
+void build_pool_settings(const nfv::config::Hop& hop, HopInfo& info, const std::string& field) {
+  if (hop.max_instances()) {
+    if (hop.max_instances() > kMaxInstancesPerPool)
+      throw ConfigError(field + ".max_instances", "at most " + std::to_string(kMaxInstancesPerPool));
+    info.max_instances = hop.max_instances();
+  }
+  if (hop.instances()) info.instances = hop.instances();
+  if (info.instances > info.max_instances) throw ConfigError(field + ".instances", "at most max_instances (" + std::to_string(info.max_instances) + ")");
+  if (hop.service_rate_pps() < 0) throw ConfigError(field + ".service_rate_pps", "a rate >= 0 (0 = unlimited)");
+  info.service_rate_pps = hop.service_rate_pps();
+  if (hop.queue_packets()) {
+    const uint32_t q = hop.queue_packets();
+    if (q < 32 || q > (1u << 20) || (q & (q - 1))) throw ConfigError(field + ".queue_packets", "a power of two in [32, 1048576]");
+    info.queue_packets = q;
+  }
+  if (hop.flow_idle_timeout_ms()) info.flow_idle_timeout_ms = hop.flow_idle_timeout_ms();
+  if (hop.drain_timeout_ms()) info.drain_timeout_ms = hop.drain_timeout_ms();
+}
+
 // Every move between two sites of a chain needs a link this pod can use.
 void check_route(const PodLayout& layout, const ChainInfo& chain, const std::string& field) {
   for (int s = 0; s + 1 < chain.stage_count(); ++s) {
@@ -371,6 +390,7 @@ void build_chains(const PodConfig& config, PodLayout& layout) {
         throw ConfigError(hop_field + ".vnf", "a registered VNF type (" + known + "), got '" + hop.vnf() + "'");
       }
       HopInfo info{hop.vnf(), require_site(layout, hop.site(), hop_field + ".site"), {hop.params().begin(), hop.params().end()}};
+      build_pool_settings(hop, info, hop_field);
       chain.stage_site.push_back(info.site);
       chain.hops.push_back(std::move(info));
     }

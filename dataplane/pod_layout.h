@@ -73,10 +73,18 @@ struct CompiledRule {
   uint16_t dst_port_lo = 0, dst_port_hi = 65535;
 };
 
+inline constexpr int kMaxInstancesPerPool = 64;
+
 struct HopInfo {
   std::string vnf;
   int site = 0;
   std::map<std::string, std::string> params;
+  uint32_t instances = 1;
+  uint32_t max_instances = kMaxInstancesPerPool;
+  double service_rate_pps = 0;
+  uint32_t queue_packets = 1024;
+  uint32_t flow_idle_timeout_ms = 10000;
+  uint32_t drain_timeout_ms = 30000;
 };
 
 // Stages of a chain: 0 = the ingress site, 1..N = the hops, N+1 = the egress

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -10,11 +11,14 @@
 #include <rte_ether.h>
 
 #include "classifier.h"
+#include "instance_pool.h"
+#include "routing_snapshot.h"
 #include "pod_layout.h"
 #include "wall_clock.h"
 
 struct rte_ring;
 struct rte_mempool;
+struct rte_rcu_qsbr;
 
 namespace nfv {
 
@@ -67,6 +71,12 @@ struct PodRuntime {
   int worker_count = 1;
   std::atomic<RunState> state{RunState::kForwarding};
   std::atomic<int> workers_running{0};
+
+  // Instance pools by flat hop index (null for hops at other pods' sites);
+  // control thread only. Workers use them through `snapshot`.
+  std::vector<std::unique_ptr<InstancePool>> pools;
+  std::atomic<const RoutingSnapshot*> snapshot{nullptr};
+  rte_rcu_qsbr* rcu = nullptr;
 };
 
 }  // namespace nfv

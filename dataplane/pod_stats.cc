@@ -24,6 +24,58 @@ const char* driver_name(PortDriverKind kind) {
 
 uint64_t load(const uint64_t& v) { return __atomic_load_n(&v, __ATOMIC_RELAXED); }
 
+void add_hop_stats(nfv::stats::HopStats& hs, const InstancePool& pool, int hop, const std::string& site,
+                   const std::vector<std::unique_ptr<Worker>>& workers) {
+  hs.set_site(site);
+  const std::string& name = pool.name();  // "chain/hop/vnf"
+  hs.set_chain(name.substr(0, name.find('/')));
+  hs.set_hop(static_cast<uint32_t>(std::stoul(name.substr(name.find('/') + 1))));
+  hs.set_vnf(pool.hop().vnf);
+  hs.set_active_instances(static_cast<uint32_t>(pool.active()));
+  hs.set_draining_instances(static_cast<uint32_t>(pool.draining()));
+  uint64_t in = pool.freed_totals().in_packets, out = pool.freed_totals().out_packets, dropped = pool.freed_totals().dropped;
+  std::map<std::string, uint64_t> vnf_counters;
+  for (int s = 0; s < kMaxInstancesPerPool; ++s) {
+    if (pool.state(s) == InstanceState::kFree) continue;
+    const Instance& instance = pool.slot(s);
+    auto* is = hs.add_instances();
+    is->set_id(instance.id);
+    is->set_slot(static_cast<uint32_t>(s));
+    is->set_state(pool.state(s) == InstanceState::kActive ? "active" : "draining");
+    is->set_worker(static_cast<uint32_t>(instance.owner));
+    is->set_in_packets(load(instance.counters.in_packets));
+    is->set_out_packets(load(instance.counters.out_packets));
+    is->set_dropped(load(instance.counters.dropped));
+    is->set_queue_depth(load(instance.counters.queue_depth));
+    is->set_busy_cycles(load(instance.counters.busy_tsc));
+    uint64_t flows = 0;
+    for (const auto& w : workers)
+      if (const FlowAffinity* pins = w->affinity(hop)) flows += pins->flows_on(s);
+    is->set_flows(flows);
+    instance.vnf->visit_counters([&](const std::string& counter, uint64_t value) {
+      auto* vc = is->add_counters();
+      vc->set_name(counter);
+      vc->set_value(value);
+      vnf_counters[counter] += value;
+    });
+    in += is->in_packets();
+    out += is->out_packets();
+    dropped += is->dropped();
+  }
+  hs.set_in_packets(in);
+  hs.set_out_packets(out);
+  hs.set_dropped(dropped);
+  for (const auto& [counter, value] : vnf_counters) {
+    auto* vc = hs.add_counters();
+    vc->set_name(counter);
+    vc->set_value(value);
+  }
+  for (const auto& w : workers) {
+    hs.set_queue_full(hs.queue_full() + load(w->counters().hops[hop].queue_full));
+    if (const FlowAffinity* pins = w->affinity(hop)) hs.set_flows_moved(hs.flows_moved() + pins->moved());
+  }
+}
+
 }  // namespace
 
 nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<std::unique_ptr<Worker>>& workers,
@@ -69,26 +121,9 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
     ls->set_p99_us(static_cast<double>(latency.percentile(0.99)) / 1e3);
     for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
       const int hop = pod.hop_base[c] + static_cast<int>(h);
-      const HopInfo& info = layout.chains[c].hops[h];
-      if (!layout.sites[info.site].hosted) continue;
-      auto* hs = out.add_hops();
-      hs->set_chain(layout.chains[c].name);
-      hs->set_hop(static_cast<uint32_t>(h + 1));
-      hs->set_vnf(info.vnf);
-      hs->set_site(layout.sites[info.site].name);
-      std::map<std::string, uint64_t> vnf_counters;
-      for (const auto& w : workers) {
-        const HopCounters& hc = w->counters().hops[hop];
-        hs->set_in_packets(hs->in_packets() + load(hc.in_packets));
-        hs->set_out_packets(hs->out_packets() + load(hc.out_packets));
-        hs->set_dropped(hs->dropped() + load(hc.dropped));
-        w->vnfs()[hop]->visit_counters([&](const std::string& name, uint64_t value) { vnf_counters[name] += value; });
-      }
-      for (const auto& [name, value] : vnf_counters) {
-        auto* vc = hs->add_counters();
-        vc->set_name(name);
-        vc->set_value(value);
-      }
+      const InstancePool* pool = pod.pools.empty() ? nullptr : pod.pools[hop].get();
+      if (!pool) continue;
+      add_hop_stats(*out.add_hops(), *pool, hop, layout.sites[pool->hop().site].name, workers);
     }
   }
   for (std::size_t l = 0; l < layout.links.size(); ++l) {
@@ -129,6 +164,7 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
     ws->set_cycles_per_packet(ws->busy_packets() ? static_cast<double>(ws->busy_cycles()) / static_cast<double>(ws->busy_packets()) : 0);
     ws->set_sleeps(load(wc.sleeps));
   }
+  if (const RoutingSnapshot* snapshot = pod.snapshot.load()) out.set_snapshot_version(snapshot->version);
   return out;
 }
 
@@ -145,8 +181,8 @@ std::string format_pod_stats(const nfv::stats::PodStats& s) {
     text += fmt::format("  {:<12} {:>6} {:>12} {:>12} {:>10.1f} {:>10.1f} {:>10.1f}\n", c.name(), c.id(), c.in_packets(),
                         c.out_packets(), c.latency().p50_us(), c.latency().p95_us(), c.latency().p99_us());
   for (const auto& h : s.hops()) {
-    text += fmt::format("  hop {}/{} {} @{}: in {} out {} dropped {}", h.chain(), h.hop(), h.vnf(), h.site(),
-                        h.in_packets(), h.out_packets(), h.dropped());
+    text += fmt::format("  hop {}/{} {} @{}: {} instance(s), in {} out {} dropped {} queue_full {}", h.chain(), h.hop(),
+                        h.vnf(), h.site(), h.active_instances(), h.in_packets(), h.out_packets(), h.dropped(), h.queue_full());
     for (const auto& c : h.counters()) text += fmt::format(" {}={}", c.name(), c.value());
     text += "\n";
   }

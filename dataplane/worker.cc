@@ -9,6 +9,7 @@
 #include <rte_ethdev.h>
 #include <rte_pause.h>
 #include <rte_pcapng.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "chain_meta.h"
@@ -41,30 +42,18 @@ Worker::Worker(int index, PodRuntime& pod, std::vector<int> rx_ports)
 
 void Worker::prepare() {
   const PodLayout& layout = pod_.layout;
-  for (std::size_t c = 0; c < layout.chains.size(); ++c) {
-    const auto& chain = layout.chains[c];
-    for (std::size_t h = 0; h < chain.hops.size(); ++h) {
-      const auto& hop = chain.hops[h];
-      auto vnf = VnfRegistry::instance().create(hop.vnf);
-      VnfSettings settings;
-      settings.instance_name = chain.name + "/" + std::to_string(h + 1) + "/" + hop.vnf + "@w" + std::to_string(index_);
-      settings.socket_id = static_cast<int>(rte_socket_id());
-      settings.params = hop.params;
-      // A hop at a site of another pod never runs here: no instance needed.
-      try {
-        if (layout.sites[hop.site].hosted) vnf->init(settings);
-      } catch (const VnfConfigError& e) {
-        throw std::runtime_error("invalid config: chains[" + std::to_string(c) + "].hops[" + std::to_string(h) +
-                                 "].params." + e.field() + ": " + e.what());
-      }
-      vnfs_.push_back(std::move(vnf));
-    }
-  }
-  hop_slots_.resize(vnfs_.size());
   for (std::size_t c = 0; c < layout.chains.size(); ++c)
-    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h)
-      hop_places_.push_back(HopPlace{static_cast<int>(c), static_cast<int>(h + 1), layout.chains[c].hops[h].site});
-  pending_hops_.reserve(vnfs_.size());
+    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
+      const HopInfo& hop = layout.chains[c].hops[h];
+      hop_places_.push_back(HopPlace{static_cast<int>(c), static_cast<int>(h + 1), hop.site});
+      const InstancePool* pool = pod_.pools[hop_places_.size() - 1].get();
+      std::unique_ptr<FlowAffinity> pins;
+      if (pool && pool->view().stateful) {
+        const uint64_t idle_tsc = pod_.clock.hz() / 1000 * hop.flow_idle_timeout_ms;
+        pins = std::make_unique<FlowAffinity>(pool->name(), 1u << 18, idle_tsc, static_cast<int>(rte_socket_id()));
+      }
+      affinity_.push_back(std::move(pins));
+    }
   tx_.resize(layout.ports.size());
   const std::size_t sites = layout.sites.size();
   link_matrix_.assign(sites * sites, nullptr);
@@ -74,7 +63,7 @@ void Worker::prepare() {
   }
   counters_.ports.resize(layout.ports.size());
   counters_.chains.resize(layout.chains.size());
-  counters_.hops.resize(vnfs_.size());
+  counters_.hops.resize(hop_places_.size());
 }
 
 void Worker::drop(rte_mbuf* m, DropReason reason) {
@@ -225,7 +214,7 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
   const ChainRoute& route = pod_.routes[chain];
   const int target = route.stage_site[stage];
   if (target == site) {
-    if (stage < route.egress_stage) return enqueue_hop(static_cast<int>(route.hop_base) + stage - 1, pkts, n);
+    if (stage < route.egress_stage) return steer(static_cast<int>(route.hop_base) + stage - 1, pkts, n);
     ChainCounters& cc = counters_.chains[chain];
     cc.out_packets += n;
     uint64_t bytes = 0;
@@ -256,42 +245,80 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
   }
 }
 
-inline void Worker::enqueue_hop(int hop, rte_mbuf** pkts, uint16_t n) {
-  HopSlot& slot = hop_slots_[hop];
-  if (slot.count + n > kMaxVnfBurst) run_hop(hop);
-  if (!slot.pending) {
-    slot.pending = true;
-    pending_hops_.push_back(hop);  // capacity reserved for every hop: never allocates
-  }
-  std::copy_n(pkts, n, slot.pkts + slot.count);
-  slot.count = static_cast<uint16_t>(slot.count + n);
+void Worker::enqueue_instance(int hop, const Instance& instance, rte_mbuf** pkts, uint16_t n) {
+  const unsigned queued = rte_ring_enqueue_burst(instance.queue, reinterpret_cast<void**>(pkts), n, nullptr);
+  counters_.hops[hop].steered += queued;
+  if (queued == n) return;
+  counters_.hops[hop].queue_full += n - queued;
+  for (uint16_t i = static_cast<uint16_t>(queued); i < n; ++i) drop(pkts[i], DropReason::instance_queue_full);
 }
 
-void Worker::run_hop(int hop) {
-  HopSlot& slot = hop_slots_[hop];
+// Hands packets to the hop's instances: a stateful VNF's flows stay on the
+// instance they are pinned to; other packets follow the Maglev table.
+void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
+  const PoolView& view = snapshot_->pools[hop];
+  InstancePool& pool = *pod_.pools[hop];
+  if (!view.stateful && view.active == 1 && view.maglev.size()) {
+    // One instance and nothing to keep apart: the whole burst goes there.
+    return enqueue_instance(hop, pool.slot(view.maglev[0]), pkts, n);
+  }
+  FlowAffinity* pins = affinity_[hop].get();
+  uint64_t used = 0;  // bit per slot with packets
+  for (uint16_t i = 0; i < n; ++i) {
+    const uint32_t hash = chain_meta(pkts[i]).flow_hash;
+    const uint16_t slot = pins ? pins->slot_for(hash, view, now_tsc_) : view.slot_for(hash);
+    if (!(used & (1ull << slot))) {
+      used |= 1ull << slot;
+      steer_count_[slot] = 0;
+    }
+    steer_buffer_[slot][steer_count_[slot]++] = pkts[i];
+  }
+  while (used) {
+    const int slot = __builtin_ctzll(used);
+    used &= used - 1;
+    enqueue_instance(hop, pool.slot(slot), steer_buffer_[slot], steer_count_[slot]);
+  }
+}
+
+// Runs one instance on what its token bucket allows, then moves the
+// survivors on along the chain.
+uint16_t Worker::run_instance(int hop, Instance& instance) {
+  const unsigned waiting = rte_ring_count(instance.queue);
+  instance.counters.queue_depth = waiting;
+  if (waiting == 0) return 0;
+  const uint32_t allowed = instance.bucket.available(now_tsc_, std::min<unsigned>(waiting, kMaxVnfBurst));
+  if (allowed == 0) return 0;
   rte_mbuf* burst[kMaxVnfBurst];
   rte_mbuf* dropped[kMaxVnfBurst];
-  const uint16_t n = slot.count;
-  std::copy_n(slot.pkts, n, burst);
-  slot.count = 0;
+  const uint16_t n = static_cast<uint16_t>(rte_ring_dequeue_burst(instance.queue, reinterpret_cast<void**>(burst), allowed, nullptr));
+  instance.bucket.consume(n);
+  const uint64_t start = rte_rdtsc();
   uint16_t n_dropped = 0;
-  const uint16_t kept = vnfs_[hop]->process(burst, n, dropped, &n_dropped);
-  HopCounters& hc = counters_.hops[hop];
-  hc.in_packets += n;
-  hc.out_packets += kept;
-  hc.dropped += n_dropped;
+  const uint16_t kept = instance.vnf->process(burst, n, dropped, &n_dropped);
+  instance.counters.busy_tsc += rte_rdtsc() - start;
+  instance.counters.in_packets += n;
+  instance.counters.out_packets += kept;
+  instance.counters.dropped += n_dropped;
   for (uint16_t i = 0; i < n_dropped; ++i) drop(dropped[i], DropReason::vnf);
   const HopPlace& place = hop_places_[hop];
   advance(place.chain, place.stage + 1, place.site, burst, kept);
+  return n;
 }
 
-void Worker::run_pending_hops() {
-  while (!pending_hops_.empty()) {
-    const int hop = pending_hops_.back();
-    pending_hops_.pop_back();
-    hop_slots_[hop].pending = false;
-    if (hop_slots_[hop].count) run_hop(hop);
+// Runs this worker's instances in chain and hop order, so a packet can cross
+// every hop of its chain in one pass.
+bool Worker::run_instances() {
+  bool moved = false;
+  const int workers = pod_.worker_count;
+  for (std::size_t hop = 0; hop < hop_places_.size(); ++hop) {
+    InstancePool* pool = pod_.pools[hop].get();
+    if (!pool) continue;
+    const PoolView& view = snapshot_->pools[hop];
+    for (int slot = index_; slot < view.slots_in_use; slot += workers)
+      if (view.state[slot] != InstanceState::kFree) moved |= run_instance(static_cast<int>(hop), pool->slot(slot)) > 0;
+    if (affinity_[hop]) affinity_[hop]->expire_some(now_tsc_, 8);
   }
+  return moved;
 }
 
 void Worker::handle_rx(int port, rte_mbuf** pkts, uint16_t n) {
@@ -311,7 +338,6 @@ void Worker::handle_rx(int port, rte_mbuf** pkts, uint16_t n) {
     run[run_length++] = pkts[i];
   }
   advance(run_chain, 1, site, run, run_length);
-  run_pending_hops();
 }
 
 void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
@@ -322,7 +348,6 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
       const ChainMeta& meta = chain_meta(pkts[i]);
       advance(meta.chain, meta.next_stage, link.to, &pkts[i], 1);
     }
-    run_pending_hops();
     return;
   }
   // Leaves for a site of another pod: NSH carries the chain state.
@@ -379,6 +404,9 @@ bool Worker::release_links() {
     in_flight += link.in_flight();
   }
   for (const auto& buffer : tx_) in_flight += buffer.count;  // waiting for a busy peer
+  // Instance queues matter only to the idle check: look at them now and then.
+  if ((counters_.loops & 31) == 0) queued_snapshot_ = queued_in_owned_instances();
+  in_flight += queued_snapshot_;
   __atomic_store_n(&counters_.in_flight, in_flight, __ATOMIC_RELAXED);
   return moved;
 }
@@ -386,6 +414,7 @@ bool Worker::release_links() {
 bool Worker::poll_once() {
   now_tsc_ = rte_rdtsc();
   now_ns_ = pod_.clock.to_ns(now_tsc_);
+  snapshot_ = pod_.snapshot.load(std::memory_order_acquire);
   bool moved = false;
   rte_mbuf* pkts[kBurstSize];
   for (int port : rx_ports_) {
@@ -402,7 +431,10 @@ bool Worker::poll_once() {
     handle_rx(port, pkts, n);
   }
   moved |= release_links();
+  moved |= run_instances();
   flush_all();
+  // Done with this snapshot: the control thread may free older ones.
+  rte_rcu_qsbr_quiescent(pod_.rcu, static_cast<unsigned>(index_));
   return moved;
 }
 
@@ -422,7 +454,10 @@ void Worker::idle_backoff() {
   }
   if (sleep_ns == 0) return;
   const timespec ts{0, static_cast<long>(sleep_ns)};
+  // Asleep we hold no snapshot: the control thread need not wait for us.
+  rte_rcu_qsbr_thread_offline(pod_.rcu, static_cast<unsigned>(index_));
   nanosleep(&ts, nullptr);
+  rte_rcu_qsbr_thread_online(pod_.rcu, static_cast<unsigned>(index_));
   counters_.sleeps++;
 }
 
@@ -433,17 +468,31 @@ void Worker::drain_on_stop() {
   for (;;) {
     now_tsc_ = rte_rdtsc();
     now_ns_ = pod_.clock.to_ns(now_tsc_);
+    snapshot_ = pod_.snapshot.load(std::memory_order_acquire);
     release_links();
+    run_instances();
     flush_all();
+    rte_rcu_qsbr_quiescent(pod_.rcu, static_cast<unsigned>(index_));
     uint64_t in_flight = 0;
     for (const auto& link : links_) in_flight += link->in_flight();
     for (const auto& buffer : tx_) in_flight += buffer.count;
+    in_flight += queued_in_owned_instances();
     if (in_flight == 0 || now_tsc_ > deadline) break;
     idle_loops_ = kSpinLoopsBeforeSleep;
     idle_backoff();
   }
   for (auto& link : links_)
     while (rte_mbuf* m = link->take_any()) drop(m, DropReason::shutdown);
+  // Instance queues that could not drain (a rate-limited instance at stop).
+  for (std::size_t hop = 0; hop < pod_.pools.size(); ++hop) {
+    InstancePool* pool = pod_.pools[hop].get();
+    if (!pool) continue;
+    for (int slot = index_; slot < kMaxInstancesPerPool; slot += pod_.worker_count) {
+      rte_ring* queue = pool->slot(slot).queue;
+      rte_mbuf* m;
+      while (queue && rte_ring_dequeue(queue, reinterpret_cast<void**>(&m)) == 0) drop(m, DropReason::shutdown);
+    }
+  }
   for (auto& buffer : tx_) {
     for (uint16_t i = 0; i < buffer.count; ++i) drop(buffer.pkts[i], DropReason::shutdown);
     buffer.count = 0;
@@ -451,7 +500,20 @@ void Worker::drain_on_stop() {
   __atomic_store_n(&counters_.in_flight, 0, __ATOMIC_RELAXED);
 }
 
+uint64_t Worker::queued_in_owned_instances() const {
+  uint64_t queued = 0;
+  for (std::size_t hop = 0; hop < pod_.pools.size(); ++hop) {
+    if (!pod_.pools[hop]) continue;
+    const PoolView& view = snapshot_->pools[hop];
+    for (int slot = index_; slot < view.slots_in_use; slot += pod_.worker_count)
+      if (view.state[slot] != InstanceState::kFree) queued += rte_ring_count(pod_.pools[hop]->slot(slot).queue);
+  }
+  return queued;
+}
+
 void Worker::run() {
+  rte_rcu_qsbr_thread_register(pod_.rcu, static_cast<unsigned>(index_));
+  rte_rcu_qsbr_thread_online(pod_.rcu, static_cast<unsigned>(index_));
   pod_.workers_running.fetch_add(1);
   while (pod_.state.load(std::memory_order_relaxed) == RunState::kForwarding) {
     const uint64_t start = rte_rdtsc();
@@ -464,6 +526,8 @@ void Worker::run() {
     }
   }
   drain_on_stop();
+  rte_rcu_qsbr_thread_offline(pod_.rcu, static_cast<unsigned>(index_));
+  rte_rcu_qsbr_thread_unregister(pod_.rcu, static_cast<unsigned>(index_));
   pod_.workers_running.fetch_sub(1);
 }
 

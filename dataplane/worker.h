@@ -10,6 +10,7 @@
 #include <rte_mbuf.h>
 
 #include "pod_runtime.h"
+#include "flow_affinity.h"
 #include "vnf.h"
 #include "wan_link.h"
 #include "worker_counters.h"
@@ -29,21 +30,17 @@ class Worker {
 
   int index() const { return index_; }
   const WorkerCounters& counters() const { return counters_; }
-  const std::vector<std::unique_ptr<Vnf>>& vnfs() const { return vnfs_; }
   const WanLink& link(int i) const { return *links_[i]; }
+  // This worker's flow pins of a stateful hop (null for stateless hops).
+  const FlowAffinity* affinity(int hop) const { return affinity_[hop].get(); }
 
-  // Creates the VNF instances and WAN links; control thread, before run().
+  // Creates the flow tables and WAN links; control thread, before run().
   void prepare();
 
   // Feeds a burst as if received on `port` (tests and benchmarks use it too).
   void handle_rx(int port, rte_mbuf** pkts, uint16_t n);
 
  private:
-  struct alignas(64) HopSlot {
-    uint16_t count = 0;
-    bool pending = false;  // listed in pending_hops_
-    rte_mbuf* pkts[kMaxVnfBurst];
-  };
   struct alignas(64) TxBuffer {
     static constexpr uint16_t kSize = 2 * kBurstSize;
     uint16_t count = 0;
@@ -62,9 +59,10 @@ class Worker {
   int classify_rx(int port, rte_mbuf* m);
   void ingest_nsh(rte_mbuf* m);
   void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n);
-  [[gnu::always_inline]] inline void enqueue_hop(int hop, rte_mbuf** pkts, uint16_t n);
-  void run_hop(int hop);
-  void run_pending_hops();
+  void steer(int hop, rte_mbuf** pkts, uint16_t n);
+  void enqueue_instance(int hop, const Instance& instance, rte_mbuf** pkts, uint16_t n);
+  bool run_instances();
+  uint16_t run_instance(int hop, Instance& instance);
   [[gnu::always_inline]] inline void send_to_port(int port, rte_mbuf* m);
   void send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n);
   void flush_port(int port);
@@ -76,14 +74,16 @@ class Worker {
   void hand_to_capture(int port, rte_mbuf** copies, uint16_t n);
   void idle_backoff();
   void drain_on_stop();
+  uint64_t queued_in_owned_instances() const;
 
   int index_;
   PodRuntime& pod_;
   std::vector<int> rx_ports_;
-  std::vector<std::unique_ptr<Vnf>> vnfs_;       // one per hop of every chain (flat)
-  std::vector<HopSlot> hop_slots_;
-  std::vector<HopPlace> hop_places_;
-  std::vector<int> pending_hops_;
+  std::vector<HopPlace> hop_places_;             // by flat hop index
+  std::vector<std::unique_ptr<FlowAffinity>> affinity_;  // by flat hop index
+  const RoutingSnapshot* snapshot_ = nullptr;    // loaded once per loop
+  uint16_t steer_count_[kMaxInstancesPerPool];
+  rte_mbuf* steer_buffer_[kMaxInstancesPerPool][kMaxVnfBurst];
   std::vector<TxBuffer> tx_;
   std::vector<std::unique_ptr<WanLink>> links_;
   std::vector<WanLink*> link_matrix_;            // [from * sites + to]
@@ -91,6 +91,7 @@ class Worker {
   uint64_t now_tsc_ = 0;
   uint64_t now_ns_ = 0;
   uint32_t idle_loops_ = 0;
+  uint64_t queued_snapshot_ = 0;  // packets in owned instance queues, last looked
 };
 
 }  // namespace nfv

@@ -24,8 +24,10 @@ struct alignas(64) ChainCounters {
   LatencyHistogram latency;                  // ingress to egress, ns
 };
 
+// Steering into a hop's instances (per worker; the instances count the rest).
 struct alignas(64) HopCounters {
-  uint64_t in_packets = 0, out_packets = 0, dropped = 0;
+  uint64_t steered = 0;
+  uint64_t queue_full = 0;  // an instance's input queue had no room
 };
 
 struct alignas(64) WorkerCounters {

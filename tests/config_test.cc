@@ -91,7 +91,7 @@ TEST(PodConfig, JsonWithCamelCaseNamesLoadsLikeYaml) {
 
 TEST(PodConfig, UnknownFieldIsNamedWithItsLineAndTheKnownFields) {
   const std::string message = error_of(replace(kValid, "{vnf: forward, site: NYCM}", "{vnff: forward, site: NYCM}"));
-  EXPECT_NE(message.find("pod.yaml:20: chains[0].hops[0].vnff: expected one of the fields of Hop (vnf, site, params)"),
+  EXPECT_NE(message.find("pod.yaml:20: chains[0].hops[0].vnff: expected one of the fields of Hop (vnf, site, params, instances, max_instances"),
             std::string::npos)
       << message;
 }

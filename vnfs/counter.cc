@@ -80,6 +80,8 @@ class CounterVnf final : public Vnf {
     return n;
   }
 
+  bool stateful() const override { return true; }
+
   void visit_counters(const CounterVisitor& visit) const override {
     visit("flows", read_counter(flows_));
     visit("ip_packets", read_counter(packets_));

@@ -14,6 +14,8 @@ class ForwardVnf final : public Vnf {
     return n;
   }
 
+  bool stateful() const override { return false; }
+
   void visit_counters(const CounterVisitor& visit) const override { visit("bursts", read_counter(bursts_)); }
 
  private:

@@ -62,6 +62,10 @@ class Vnf {
 
   // Reports the instance's own counters (read without locks).
   virtual void visit_counters(const CounterVisitor& visit) const = 0;
+
+  // Whether the instance keeps per-flow state. A flow of a stateful VNF
+  // stays on its instance while the pool scales; a stateless one may move.
+  virtual bool stateful() const = 0;
 };
 
 using VnfFactory = std::function<std::unique_ptr<Vnf>()>;
