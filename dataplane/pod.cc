@@ -167,6 +167,8 @@ void Pod::publish_snapshot() {
   next->pools.resize(pod.pools.size());
   for (std::size_t h = 0; h < pod.pools.size(); ++h)
     if (pod.pools[h]) next->pools[h] = pod.pools[h]->view();
+  for (const auto& link : pod.layout.links)
+    next->links.push_back(LinkSettings::from(link.params, pod.clock.hz(), 1.0 / pod.worker_count));
   const RoutingSnapshot* old = pod.snapshot.exchange(next, std::memory_order_acq_rel);
   // Every worker has passed a quiescent point after the swap: none still
   // reads the old snapshot (nor a slot it marked live and we now free).

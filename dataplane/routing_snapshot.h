@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "instance_pool.h"
+#include "wan_link.h"
 
 namespace nfv {
 
 struct RoutingSnapshot {
   uint64_t version = 0;
-  std::vector<PoolView> pools;  // by flat hop index; empty view for hops of other pods
+  std::vector<PoolView> pools;      // by flat hop index; empty view for hops of other pods
+  std::vector<LinkSettings> links;  // by link index
 };
 
 }  // namespace nfv

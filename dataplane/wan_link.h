@@ -27,9 +27,34 @@ struct WanLinkCounters {
   uint64_t bandwidth_drops = 0;
 };
 
+// A link's parameters in TSC units, immutable once published: the control
+// thread builds new settings to change a link live (set_link), and workers
+// switch to them with the next routing snapshot.
+struct LinkSettings {
+  struct TraceStep {
+    uint64_t at_tsc;
+    uint64_t delay_tsc;
+  };
+  uint64_t constant_delay_tsc = 0;
+  uint64_t jitter_tsc = 0;
+  uint64_t loss_threshold = 0;  // compared with rte_rand(); 0 = no loss
+  double tsc_per_byte = 0;      // 0 = unlimited bandwidth
+  uint64_t buffer_tsc = 0;
+  std::vector<TraceStep> trace;
+  uint64_t trace_period_tsc = 0;
+
+  static LinkSettings from(const WanLinkParams& params, uint64_t tsc_hz, double bandwidth_share);
+};
+
 class WanLink {
  public:
-  WanLink(const WanLinkParams& params, uint64_t tsc_hz, uint64_t start_tsc, double bandwidth_share);
+  WanLink(uint32_t capacity, uint64_t start_tsc) : line_(capacity), start_tsc_(start_tsc) {}
+
+  // The settings in force from now on (they must outlive their use).
+  void use(const LinkSettings* settings) {
+    settings_ = settings;
+    trace_cursor_ = 0;
+  }
 
   // Queues the packet, or says why not (the caller then drops it).
   WanVerdict offer(rte_mbuf* m, uint64_t now_tsc);
@@ -45,22 +70,11 @@ class WanLink {
   uint64_t base_delay_tsc(uint64_t now_tsc);
 
  private:
-  struct TraceStep {
-    uint64_t at_tsc;
-    uint64_t delay_tsc;
-  };
-
   DelayLine line_;
   WanLinkCounters counters_;
-  uint64_t constant_delay_tsc_;
-  uint64_t jitter_tsc_;
-  uint64_t loss_threshold_;  // compared with rte_rand(); 0 = no loss
-  double tsc_per_byte_;      // 0 = unlimited bandwidth
-  uint64_t buffer_tsc_;
+  const LinkSettings* settings_ = nullptr;
   uint64_t next_free_tsc_ = 0;
   uint64_t start_tsc_;
-  std::vector<TraceStep> trace_;
-  uint64_t trace_period_tsc_;
   std::size_t trace_cursor_ = 0;
 };
 

@@ -58,7 +58,7 @@ void Worker::prepare() {
   const std::size_t sites = layout.sites.size();
   link_matrix_.assign(sites * sites, nullptr);
   for (const auto& link : layout.links) {
-    links_.push_back(std::make_unique<WanLink>(link.params, pod_.clock.hz(), pod_.start_tsc, 1.0 / pod_.worker_count));
+    links_.push_back(std::make_unique<WanLink>(link.params.queue_packets, pod_.start_tsc));
     link_matrix_[link.from * sites + link.to] = links_.back().get();
   }
   counters_.ports.resize(layout.ports.size());
@@ -414,7 +414,7 @@ bool Worker::release_links() {
 bool Worker::poll_once() {
   now_tsc_ = rte_rdtsc();
   now_ns_ = pod_.clock.to_ns(now_tsc_);
-  snapshot_ = pod_.snapshot.load(std::memory_order_acquire);
+  load_snapshot();
   bool moved = false;
   rte_mbuf* pkts[kBurstSize];
   for (int port : rx_ports_) {
@@ -468,7 +468,7 @@ void Worker::drain_on_stop() {
   for (;;) {
     now_tsc_ = rte_rdtsc();
     now_ns_ = pod_.clock.to_ns(now_tsc_);
-    snapshot_ = pod_.snapshot.load(std::memory_order_acquire);
+    load_snapshot();
     release_links();
     run_instances();
     flush_all();
@@ -498,6 +498,13 @@ void Worker::drain_on_stop() {
     buffer.count = 0;
   }
   __atomic_store_n(&counters_.in_flight, 0, __ATOMIC_RELAXED);
+}
+
+void Worker::load_snapshot() {
+  const RoutingSnapshot* latest = pod_.snapshot.load(std::memory_order_acquire);
+  if (latest == snapshot_) return;
+  snapshot_ = latest;
+  for (std::size_t l = 0; l < links_.size(); ++l) links_[l]->use(&snapshot_->links[l]);
 }
 
 uint64_t Worker::queued_in_owned_instances() const {

@@ -75,6 +75,7 @@ class Worker {
   void idle_backoff();
   void drain_on_stop();
   uint64_t queued_in_owned_instances() const;
+  void load_snapshot();
 
   int index_;
   PodRuntime& pod_;

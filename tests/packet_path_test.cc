@@ -218,7 +218,9 @@ class WanLinkTest : public PacketPath {
 TEST_F(WanLinkTest, ReleasesEachPacketExactlyWhenItsDelayHasPassed) {
   WanLinkParams p;
   p.delay_ms = 10;
-  WanLink link(p, hz, 0, 1.0);
+  const LinkSettings settings = LinkSettings::from(p, hz, 1.0);
+  WanLink link(p.queue_packets, 0);
+  link.use(&settings);
   const uint64_t t0 = ms(1000);
   for (int i = 0; i < 10; ++i) ASSERT_EQ(link.offer(frame(100), t0 + ms(i)), WanVerdict::kQueued);
   rte_mbuf* out[32];
@@ -235,7 +237,9 @@ TEST_F(WanLinkTest, LossRateIsTheConfiguredProbability) {
   WanLinkParams p;
   p.loss = 0.25;
   p.queue_packets = 100000;
-  WanLink link(p, hz, 0, 1.0);
+  const LinkSettings settings = LinkSettings::from(p, hz, 1.0);
+  WanLink link(p.queue_packets, 0);
+  link.use(&settings);
   const int n = 40000;
   int lost = 0;
   for (int i = 0; i < n; ++i) {
@@ -256,7 +260,9 @@ TEST_F(WanLinkTest, BandwidthCapSpacesPacketsAndDropsPastTheBuffer) {
   WanLinkParams p;
   p.bandwidth_mbps = 8;  // 1 byte per microsecond
   p.buffer_ms = 5;
-  WanLink link(p, hz, 0, 1.0);
+  const LinkSettings settings = LinkSettings::from(p, hz, 1.0);
+  WanLink link(p.queue_packets, 0);
+  link.use(&settings);
   const uint64_t t0 = ms(100);
   int queued = 0, dropped = 0;
   for (int i = 0; i < 20; ++i) {
@@ -285,7 +291,9 @@ TEST_F(WanLinkTest, DelayTraceStepsAndLoops) {
   p.delay_trace = {{100, 50}, {200, 20}};
   p.delay_trace_period_ms = 300;
   const uint64_t start = ms(1000);
-  WanLink link(p, hz, start, 1.0);
+  const LinkSettings settings = LinkSettings::from(p, hz, 1.0);
+  WanLink link(p.queue_packets, start);
+  link.use(&settings);
   auto delay_ms_at = [&](double t_ms) { return static_cast<double>(link.base_delay_tsc(start + ms(t_ms))) * 1e3 / static_cast<double>(hz); };
   EXPECT_NEAR(delay_ms_at(50), 10, 1e-6) << "before the first point: the link's delay";
   EXPECT_NEAR(delay_ms_at(150), 50, 1e-6) << "a spike";
@@ -299,7 +307,9 @@ TEST_F(WanLinkTest, JitterStaysWithinItsBoundsAndNeverGoesNegative) {
   p.delay_ms = 1;
   p.jitter_ms = 0.5;
   p.queue_packets = 5000;
-  WanLink link(p, hz, 0, 1.0);
+  const LinkSettings settings = LinkSettings::from(p, hz, 1.0);
+  WanLink link(p.queue_packets, 0);
+  link.use(&settings);
   const uint64_t t0 = ms(10);
   for (int i = 0; i < 5000; ++i) ASSERT_EQ(link.offer(frame(64), t0), WanVerdict::kQueued);
   rte_mbuf* out[32];

@@ -1,0 +1,68 @@
+#include <algorithm>
+#include <stdexcept>
+
+#include "rate_trace.h"
+
+namespace nfv {
+
+std::string unit_name(RateUnit unit) {
+  switch (unit) {
+    case RateUnit::mbit_per_s: return "Mbit/s";
+    case RateUnit::requests_per_s: return "req/s";
+    case RateUnit::packets_per_s: return "pkt/s";
+  }
+  return "?";
+}
+
+std::size_t RateTrace::column_index(std::string_view name) const {
+  const auto it = std::find(columns.begin(), columns.end(), name);
+  if (it == columns.end()) throw std::runtime_error("trace " + label + ": no column '" + std::string(name) + "'");
+  return static_cast<std::size_t>(it - columns.begin());
+}
+
+std::vector<double> RateTrace::column(std::size_t c) const {
+  std::vector<double> out(rows());
+  for (std::size_t r = 0; r < out.size(); ++r) out[r] = at(r, c);
+  return out;
+}
+
+std::vector<double> RateTrace::column_sums() const {
+  std::vector<double> sums(columns.size(), 0.0);
+  for (std::size_t r = 0; r < rows(); ++r)
+    for (std::size_t c = 0; c < columns.size(); ++c) sums[c] += at(r, c);
+  return sums;
+}
+
+std::vector<double> RateTrace::slot_totals() const {
+  std::vector<double> totals(rows(), 0.0);
+  for (std::size_t r = 0; r < totals.size(); ++r)
+    for (std::size_t c = 0; c < columns.size(); ++c) totals[r] += at(r, c);
+  return totals;
+}
+
+RateTrace RateTrace::slice(std::size_t first, std::size_t count) const {
+  if (first + count > rows())
+    throw std::out_of_range("trace " + label + ": rows " + std::to_string(first) + ".." +
+                            std::to_string(first + count) + " past its " + std::to_string(rows()) + " rows");
+  RateTrace out = *this;
+  out.values.assign(values.begin() + static_cast<std::ptrdiff_t>(first * columns.size()),
+                    values.begin() + static_cast<std::ptrdiff_t>((first + count) * columns.size()));
+  if (start_unix_s) out.start_unix_s = *start_unix_s + static_cast<std::int64_t>(first * step_seconds);
+  out.label = label + " rows " + std::to_string(first) + ".." + std::to_string(first + count - 1);
+  return out;
+}
+
+std::vector<Outage> find_outages(const RateTrace& trace, std::size_t min_rows) {
+  std::vector<Outage> outages;
+  const auto totals = trace.slot_totals();
+  std::size_t run_start = 0;
+  for (std::size_t r = 0; r <= totals.size(); ++r) {
+    const bool silent = r < totals.size() && totals[r] == 0.0;
+    if (silent) continue;
+    if (r - run_start >= min_rows && r > run_start) outages.push_back({run_start, r - run_start});
+    run_start = r + 1;
+  }
+  return outages;
+}
+
+}  // namespace nfv
