@@ -21,7 +21,7 @@ FlowAffinity::FlowAffinity(const std::string& name, uint32_t capacity, uint64_t 
   params.socket_id = socket_id;
   table_ = rte_hash_create(&params);
   if (!table_) throw std::runtime_error(name + ": cannot create its flow table (" + rte_strerror(rte_errno) + ")");
-  pins_.resize(rte_hash_max_key_id(table_) + 1);
+  pins_.resize(rte_hash_max_key_id(table_) + 1, Pin{0, 0, 0, false});
 }
 
 FlowAffinity::~FlowAffinity() {
@@ -30,6 +30,7 @@ FlowAffinity::~FlowAffinity() {
 
 void FlowAffinity::unpin(int32_t position) {
   flows_[pins_[position].slot]--;
+  pins_[position].in_use = false;
 }
 
 uint16_t FlowAffinity::slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc) {
@@ -51,24 +52,22 @@ uint16_t FlowAffinity::slot_for(uint32_t flow_hash, const PoolView& view, uint64
     }
   }
   const uint16_t slot = view.slot_for(flow_hash);
-  pins_[position] = Pin{now_tsc, view.generation[slot], slot};
+  pins_[position] = Pin{now_tsc, view.generation[slot], slot, true};
   flows_[slot]++;
   return slot;
 }
 
 void FlowAffinity::expire_some(uint64_t now_tsc, uint32_t budget) {
-  const void* key;
-  void* data;
+  // By position, not with rte_hash_iterate, which scans every empty slot up
+  // to the next entry and so costs the table's size when it is nearly empty.
   for (uint32_t i = 0; i < budget; ++i) {
-    const int32_t position = rte_hash_iterate(table_, &key, &data, &sweep_cursor_);
-    if (position < 0) {
-      sweep_cursor_ = 0;
-      return;
-    }
-    if (now_tsc - pins_[position].last_seen_tsc > idle_timeout_tsc_) {
-      unpin(position);
-      rte_hash_del_key(table_, key);
-    }
+    const uint32_t position = sweep_cursor_;
+    sweep_cursor_ = sweep_cursor_ + 1 == pins_.size() ? 0 : sweep_cursor_ + 1;
+    Pin& pin = pins_[position];
+    if (!pin.in_use || now_tsc - pin.last_seen_tsc <= idle_timeout_tsc_) continue;
+    void* key;
+    if (rte_hash_get_key_with_position(table_, static_cast<int32_t>(position), &key) == 0) rte_hash_del_key(table_, key);
+    unpin(static_cast<int32_t>(position));
   }
 }
 

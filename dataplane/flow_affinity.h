@@ -26,7 +26,8 @@ class FlowAffinity {
   // else a fresh pick from the Maglev table (and the flow is pinned to it).
   uint16_t slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc);
 
-  // Forgets up to `budget` flows idle for longer than the timeout.
+  // Looks at the next `budget` table positions and forgets the flows there
+  // that have been idle for longer than the timeout (bounded work per loop).
   void expire_some(uint64_t now_tsc, uint32_t budget);
 
   // Read by the control thread.
@@ -39,6 +40,7 @@ class FlowAffinity {
     uint64_t last_seen_tsc;
     uint32_t generation;
     uint16_t slot;
+    bool in_use;
   };
   void unpin(int32_t position);
 

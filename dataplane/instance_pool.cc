@@ -91,6 +91,23 @@ bool InstancePool::scale_to(int n, uint64_t now_tsc, std::string* error) {
   return true;
 }
 
+bool InstancePool::drain_instance(uint32_t id, uint64_t now_tsc, std::string* error) {
+  for (int s = 0; s < kMaxInstancesPerPool; ++s) {
+    if (view_.state[s] != InstanceState::kActive || slots_[s]->id != id) continue;
+    if (view_.active == 1) {
+      *error = "instance " + std::to_string(id) + " is the last active one of " + name_;
+      return false;
+    }
+    view_.state[s] = InstanceState::kDraining;
+    slots_[s]->draining_since_tsc = now_tsc;
+    view_.active--;
+    rebuild_maglev();
+    return true;
+  }
+  *error = "no active instance " + std::to_string(id) + " in " + name_;
+  return false;
+}
+
 void InstancePool::count_slots_in_use() {
   view_.slots_in_use = 0;
   for (int s = 0; s < kMaxInstancesPerPool; ++s)

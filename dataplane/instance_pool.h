@@ -81,6 +81,8 @@ class InstancePool {
   // newest active ones as draining (no new flows; existing flows stay).
   // Returns false, with the reason in *error, when n is out of range.
   bool scale_to(int n, uint64_t now_tsc, std::string* error);
+  // Drains one active instance by id (never the last active one).
+  bool drain_instance(uint32_t id, uint64_t now_tsc, std::string* error);
 
   // Slots that finished draining: no flow left on them (per the workers'
   // flow tables) and an empty queue, or past the drain timeout.

@@ -20,6 +20,10 @@
 #include <spdlog/spdlog.h>
 
 #include "chain_meta.h"
+#include "control_server.h"
+#include "metrics_endpoint.h"
+#include "prometheus_text.h"
+#include "telemetry_commands.h"
 #include "pod_stats.h"
 #include "ports.h"
 
@@ -30,6 +34,7 @@ constexpr unsigned kCaptureRingSize = 8192;
 constexpr unsigned kCapturePoolSize = 16383;
 constexpr uint32_t kCaptureSnapLength = 2048;
 constexpr auto kControlPeriod = std::chrono::milliseconds(5);
+constexpr double kTelemetryPublishS = 0.25;  // how fresh /nfv/ telemetry is
 
 int launch_worker(void* arg) {
   static_cast<Worker*>(arg)->run();
@@ -84,7 +89,53 @@ class Pod::CaptureWriter {
   std::vector<File> files_;
 };
 
-Pod::Pod(PodLayout layout) : runtime_(std::make_unique<PodRuntime>(std::move(layout))) { created_tsc_ = rte_rdtsc(); }
+// What serves the pod from outside; lives on the control thread.
+struct Pod::Endpoints {
+  boost::asio::io_context io;
+  std::unique_ptr<ControlServer> control;
+  std::unique_ptr<MetricsEndpoint> metrics;
+  uint64_t last_telemetry_tsc = 0;
+};
+
+Pod::Pod(PodLayout layout) : runtime_(std::make_unique<PodRuntime>(std::move(layout))) {
+  created_tsc_ = rte_rdtsc();
+  for (const auto& link : runtime_->layout.links) link_params_.push_back(link.params);
+  endpoints_ = std::make_unique<Endpoints>();
+}
+
+void Pod::start_endpoints() {
+  const ControlSettings& c = runtime_->layout.control;
+  // Harmless when EAL runs without its telemetry socket (--no-telemetry).
+  register_telemetry_commands();
+  if (!c.enabled) return;
+  endpoints_->control = std::make_unique<ControlServer>(endpoints_->io, c.listen, c.port, c.max_frame_bytes, c.token,
+                                                        [this](const nfv::control::Request& r) { return handle_request(r); });
+  spdlog::info("control API listening on {}:{}", c.listen, endpoints_->control->port());
+  if (c.metrics) {
+    endpoints_->metrics = std::make_unique<MetricsEndpoint>(endpoints_->io, c.listen, c.metrics_port,
+                                                            [this] { return prometheus_text(stats()); });
+    spdlog::info("metrics on http://{}:{}/metrics", c.listen, endpoints_->metrics->port());
+  }
+}
+
+uint16_t Pod::control_port() const { return endpoints_->control ? endpoints_->control->port() : 0; }
+uint16_t Pod::metrics_port() const { return endpoints_->metrics ? endpoints_->metrics->port() : 0; }
+
+// Serves requests as they come (or just sleeps) for one control period,
+// then refreshes what rte_telemetry reads.
+void Pod::wait_for_work(std::chrono::milliseconds period) {
+  if (endpoints_->control || endpoints_->metrics) {
+    endpoints_->io.restart();
+    endpoints_->io.run_for(period);
+  } else {
+    std::this_thread::sleep_for(period);
+  }
+  const uint64_t now = rte_rdtsc();
+  if (static_cast<double>(now - endpoints_->last_telemetry_tsc) / static_cast<double>(runtime_->clock.hz()) >= kTelemetryPublishS) {
+    endpoints_->last_telemetry_tsc = now;
+    publish_telemetry(std::make_shared<const nfv::stats::PodStats>(stats()));
+  }
+}
 
 Pod::~Pod() {
   if (!closed_) close();
@@ -142,6 +193,7 @@ void Pod::start() {
   if (!pod.rcu || rte_rcu_qsbr_init(pod.rcu, static_cast<uint32_t>(worker_lcores_.size())) != 0)
     throw std::runtime_error("cannot set up RCU for the workers");
   publish_snapshot();
+  start_endpoints();
 
   std::vector<std::vector<int>> rx_by_worker(worker_lcores_.size());
   int next = 0;
@@ -167,8 +219,8 @@ void Pod::publish_snapshot() {
   next->pools.resize(pod.pools.size());
   for (std::size_t h = 0; h < pod.pools.size(); ++h)
     if (pod.pools[h]) next->pools[h] = pod.pools[h]->view();
-  for (const auto& link : pod.layout.links)
-    next->links.push_back(LinkSettings::from(link.params, pod.clock.hz(), 1.0 / pod.worker_count));
+  for (const auto& params : link_params_)
+    next->links.push_back(LinkSettings::from(params, pod.clock.hz(), 1.0 / pod.worker_count));
   const RoutingSnapshot* old = pod.snapshot.exchange(next, std::memory_order_acq_rel);
   // Every worker has passed a quiescent point after the swap: none still
   // reads the old snapshot (nor a slot it marked live and we now free).
@@ -274,7 +326,7 @@ void Pod::control_loop(const PodRunOptions& options, const std::atomic<bool>& st
   uint64_t last_change = rte_rdtsc();
   uint64_t last_progress = last_change;
   while (pod.state.load() == RunState::kForwarding) {
-    std::this_thread::sleep_for(kControlPeriod);
+    wait_for_work(kControlPeriod);
     run_commands();
     free_drained_instances();
     capture_->drain();
@@ -303,7 +355,7 @@ void Pod::control_loop(const PodRunOptions& options, const std::atomic<bool>& st
   while (pod.workers_running.load() > 0) {
     run_commands();
     capture_->drain();
-    std::this_thread::sleep_for(kControlPeriod);
+    wait_for_work(kControlPeriod);
   }
   capture_->drain();
 }
@@ -332,7 +384,7 @@ void Pod::run(const PodRunOptions& options, const std::atomic<bool>& stop_reques
 }
 
 nfv::stats::PodStats Pod::stats() const {
-  auto stats = collect_pod_stats(*runtime_, workers_, worker_lcores_);
+  auto stats = collect_pod_stats(*runtime_, workers_, worker_lcores_, link_params_);
   const double hz = static_cast<double>(runtime_->clock.hz());
   const uint64_t now = rte_rdtsc();
   stats.set_uptime_s(static_cast<double>(now - created_tsc_) / hz);

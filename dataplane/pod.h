@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "control.pb.h"
 #include "pod_layout.h"
 #include "pod_runtime.h"
 #include "pod_stats.pb.h"
@@ -47,15 +49,29 @@ class Pod {
   std::future<std::string> scale(const std::string& chain, int hop, int instances);
   std::future<nfv::stats::PodStats> stats_async();
 
+  // The control API's requests, answered on the control thread.
+  nfv::control::Response handle_request(const nfv::control::Request& request);
+  // Ports the control API and the metrics endpoint listen on (0 when off).
+  uint16_t control_port() const;
+  uint16_t metrics_port() const;
+
   PodRuntime& runtime() { return *runtime_; }
   Worker& worker(int i) { return *workers_[i]; }
 
  private:
   class CaptureWriter;
+  struct Endpoints;  // control API, metrics, rte_telemetry (Boost.Asio stays out of this header)
   void control_loop(const PodRunOptions& options, const std::atomic<bool>& stop_requested);
   void post(std::function<void()> command);
   void run_commands();
   std::string scale_now(const std::string& chain, int hop, int instances);
+  nfv::control::Status status() const;
+  std::string apply_plan(const nfv::control::ApplyPlanRequest& plan);
+  std::string set_link(const nfv::control::SetLinkRequest& request);
+  std::string drain(const nfv::control::DrainRequest& request);
+  InstancePool* find_pool(const std::string& chain, uint32_t hop, std::string* error) const;
+  void start_endpoints();
+  void wait_for_work(std::chrono::milliseconds period);
   void publish_snapshot();
   void free_drained_instances();
   uint64_t packets_seen() const;
@@ -74,6 +90,8 @@ class Pod {
   int64_t in_use_after_close_ = -1;
   uint64_t snapshot_version_ = 0;
   uint64_t removed_with_instances_ = 0;  // mbufs found in the queue of a freed instance
+  std::vector<WanLinkParams> link_params_;  // in force; changed by set_link
+  std::unique_ptr<Endpoints> endpoints_;
   std::mutex commands_mutex_;            // control path only, never taken by workers
   std::vector<std::function<void()>> commands_;
 };

@@ -419,6 +419,31 @@ void build_chains(const PodConfig& config, PodLayout& layout) {
   }
 }
 
+void build_control(const nfv::config::Control& c, ControlSettings& out) {
+  out.enabled = true;
+  if (!c.listen().empty()) {
+    in6_addr v6;
+    in_addr v4;
+    if (inet_pton(AF_INET, c.listen().c_str(), &v4) != 1 && inet_pton(AF_INET6, c.listen().c_str(), &v6) != 1)
+      throw ConfigError("control.listen", "an IPv4 or IPv6 address to bind, got '" + c.listen() + "'");
+    out.listen = c.listen();
+  }
+  if (c.port() > 65535) throw ConfigError("control.port", "a TCP port 0..65535 (0 = any free port)");
+  out.port = static_cast<uint16_t>(c.port());
+  if (c.token().empty()) throw ConfigError("control.token", "a token (mutating requests must present it)");
+  out.token = c.token();
+  if (c.has_metrics_port()) {
+    if (c.metrics_port() > 65535) throw ConfigError("control.metrics_port", "a TCP port 0..65535 (0 = any free port)");
+    out.metrics = true;
+    out.metrics_port = static_cast<uint16_t>(c.metrics_port());
+  }
+  if (c.max_frame_bytes()) {
+    if (c.max_frame_bytes() < 1024 || c.max_frame_bytes() > (64u << 20))
+      throw ConfigError("control.max_frame_bytes", "a limit between 1024 and 67108864 bytes");
+    out.max_frame_bytes = c.max_frame_bytes();
+  }
+}
+
 }  // namespace
 
 int PodLayout::site_index(const std::string& site_name) const {
@@ -460,6 +485,7 @@ PodLayout build_pod_layout(const PodConfig& config) {
     if (layout.mempool_mbufs < 1024) throw ConfigError("mempool.mbufs", "at least 1024 mbufs");
   }
   if (config.link_wait_ms()) layout.link_wait_ms = config.link_wait_ms();
+  if (config.has_control()) build_control(config.control(), layout.control);
   return layout;
 }
 

@@ -107,6 +107,16 @@ struct ChainInfo {
   int stage_of_service_index(uint8_t si) const { return stage_count() - si; }
 };
 
+struct ControlSettings {
+  bool enabled = false;
+  std::string listen = "127.0.0.1";
+  uint16_t port = 0;
+  std::string token;
+  bool metrics = false;
+  uint16_t metrics_port = 0;
+  uint32_t max_frame_bytes = 1u << 20;
+};
+
 struct PodLayout {
   std::string name;
   std::vector<SiteInfo> sites;
@@ -117,6 +127,7 @@ struct PodLayout {
   uint32_t mempool_mbufs = 32767;
   uint32_t mempool_cache = 256;
   uint32_t link_wait_ms = 10000;
+  ControlSettings control;
 
   int link_between(int from, int to) const { return link_index[from * sites.size() + to]; }
   int site_index(const std::string& name) const;

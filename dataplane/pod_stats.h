@@ -1,5 +1,5 @@
-// Sums the workers' counters into the PodStats message (proto/pod_stats.proto)
-// and renders it for humans.
+// Sums the workers' counters and the instance pools into the PodStats
+// message (proto/pod_stats.proto). Rendering is in proto/pod_stats_format.h.
 #pragma once
 
 #include <memory>
@@ -8,14 +8,15 @@
 
 #include "pod_runtime.h"
 #include "pod_stats.pb.h"
+#include "pod_stats_format.h"
 #include "worker.h"
 
 namespace nfv {
 
+// `link_params` are the links' parameters in force (set_link may have
+// changed them since the config was read).
 nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<std::unique_ptr<Worker>>& workers,
-                                       const std::vector<unsigned>& worker_lcores);
-
-std::string format_pod_stats(const nfv::stats::PodStats& stats);
-std::string pod_stats_json(const nfv::stats::PodStats& stats);
+                                       const std::vector<unsigned>& worker_lcores,
+                                       const std::vector<WanLinkParams>& link_params);
 
 }  // namespace nfv

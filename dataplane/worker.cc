@@ -23,6 +23,7 @@ constexpr uint32_t kSpinLoopsBeforeSleep = 256;
 constexpr uint64_t kMinSleepNs = 20'000;
 constexpr uint64_t kMaxSleepNs = 200'000;
 constexpr uint64_t kDrainTimeoutNs = 5'000'000'000ull;
+constexpr int kReleaseBurstsPerLoop = 8;  // 256 packets per link per loop
 
 DropReason drop_reason_of(ParseStatus status) {
   switch (status) {
@@ -316,7 +317,7 @@ bool Worker::run_instances() {
     const PoolView& view = snapshot_->pools[hop];
     for (int slot = index_; slot < view.slots_in_use; slot += workers)
       if (view.state[slot] != InstanceState::kFree) moved |= run_instance(static_cast<int>(hop), pool->slot(slot)) > 0;
-    if (affinity_[hop]) affinity_[hop]->expire_some(now_tsc_, 8);
+    if (affinity_[hop]) affinity_[hop]->expire_some(now_tsc_, 64);
   }
   return moved;
 }
@@ -395,7 +396,9 @@ bool Worker::release_links() {
         if (tx_[port].count > TxBuffer::kSize - kBurstSize) flush_port(port);
         return static_cast<uint16_t>(std::min<int>(kBurstSize, TxBuffer::kSize - tx_[port].count));
       };
-      while ((n = link.release(now_tsc_, pkts, room())) > 0) {
+      // A bounded share per loop: what arrives must also find room in the
+      // next hop's instance queues, which run between two releases.
+      for (int bursts = 0; bursts < kReleaseBurstsPerLoop && (n = link.release(now_tsc_, pkts, room())) > 0; ++bursts) {
         counters_.busy_packets += n;
         deliver_from_link(static_cast<int>(l), pkts, n);
         moved = true;

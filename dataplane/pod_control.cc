@@ -1,0 +1,172 @@
+// The pod's answers to control API requests. Control thread only: changes go
+// to the instance pools and link settings, then out to the workers as a new
+// routing snapshot.
+#include <rte_cycles.h>
+#include <spdlog/spdlog.h>
+
+#include "control_server.h"
+#include "pod.h"
+
+namespace nfv {
+
+InstancePool* Pod::find_pool(const std::string& chain_name, uint32_t hop, std::string* error) const {
+  const PodRuntime& pod = *runtime_;
+  for (std::size_t c = 0; c < pod.layout.chains.size(); ++c) {
+    if (pod.layout.chains[c].name != chain_name) continue;
+    const uint32_t hops = static_cast<uint32_t>(pod.layout.chains[c].hops.size());
+    if (hop < 1 || hop > hops) {
+      *error = "chain " + chain_name + " has hops 1.." + std::to_string(hops) + ", not " + std::to_string(hop);
+      return nullptr;
+    }
+    InstancePool* pool = pod.pools[pod.hop_base[c] + hop - 1].get();
+    if (!pool) *error = "hop " + std::to_string(hop) + " of " + chain_name + " runs at a site of another pod";
+    return pool;
+  }
+  *error = "no chain named '" + chain_name + "'";
+  return nullptr;
+}
+
+nfv::control::Status Pod::status() const {
+  const PodRuntime& pod = *runtime_;
+  const PodLayout& layout = pod.layout;
+  nfv::control::Status out;
+  out.set_pod(layout.name);
+  out.set_uptime_s(static_cast<double>(rte_rdtsc() - created_tsc_) / static_cast<double>(pod.clock.hz()));
+  out.set_snapshot_version(snapshot_version_);
+  for (const auto& site : layout.sites) {
+    auto* s = out.add_sites();
+    s->set_name(site.name);
+    s->set_lat(site.lat);
+    s->set_lon(site.lon);
+    s->set_hosted(site.hosted);
+  }
+  for (std::size_t l = 0; l < layout.links.size(); ++l) {
+    const LinkInfo& link = layout.links[l];
+    if (!layout.sites[link.from].hosted) continue;
+    auto* k = out.add_links();
+    k->set_from(layout.sites[link.from].name);
+    k->set_to(layout.sites[link.to].name);
+    k->set_delay_ms(link_params_[l].delay_ms);
+    k->set_jitter_ms(link_params_[l].jitter_ms);
+    k->set_loss(link_params_[l].loss);
+    k->set_bandwidth_mbps(link_params_[l].bandwidth_mbps);
+    k->set_inter_pod(link.port != kNoIndex);
+  }
+  for (std::size_t c = 0; c < layout.chains.size(); ++c) {
+    const ChainInfo& chain = layout.chains[c];
+    auto* cs = out.add_chains();
+    cs->set_name(chain.name);
+    cs->set_id(chain.spi);
+    cs->set_ingress_site(layout.sites[chain.ingress_site].name);
+    cs->set_egress_site(layout.sites[chain.egress_site].name);
+    for (std::size_t h = 0; h < chain.hops.size(); ++h) {
+      auto* hs = cs->add_hops();
+      hs->set_hop(static_cast<uint32_t>(h + 1));
+      hs->set_vnf(chain.hops[h].vnf);
+      hs->set_site(layout.sites[chain.hops[h].site].name);
+      hs->set_max_instances(chain.hops[h].max_instances);
+      hs->set_service_rate_pps(chain.hops[h].service_rate_pps);
+      if (const InstancePool* pool = pod.pools[pod.hop_base[c] + h].get()) {
+        hs->set_active_instances(static_cast<uint32_t>(pool->active()));
+        hs->set_draining_instances(static_cast<uint32_t>(pool->draining()));
+      }
+    }
+  }
+  return out;
+}
+
+// All or nothing: every entry is checked before any pool changes.
+std::string Pod::apply_plan(const nfv::control::ApplyPlanRequest& plan) {
+  const PodLayout& layout = runtime_->layout;
+  std::vector<std::pair<InstancePool*, int>> changes;
+  for (int i = 0; i < plan.hops_size(); ++i) {
+    const auto& entry = plan.hops(i);
+    const std::string where = "hops[" + std::to_string(i) + "]: ";
+    std::string error;
+    InstancePool* pool = find_pool(entry.chain(), entry.hop(), &error);
+    if (!pool) return where + error;
+    if (!entry.site().empty() && layout.sites[pool->hop().site].name != entry.site())
+      return where + entry.chain() + " hop " + std::to_string(entry.hop()) + " runs at " + layout.sites[pool->hop().site].name +
+             ", not " + entry.site();
+    if (entry.instances() < 1 || entry.instances() > pool->hop().max_instances)
+      return where + "instances must be in [1, " + std::to_string(pool->hop().max_instances) + "], got " +
+             std::to_string(entry.instances());
+    changes.emplace_back(pool, static_cast<int>(entry.instances()));
+  }
+  const uint64_t now = rte_rdtsc();
+  for (auto& [pool, instances] : changes) {
+    std::string error;
+    if (!pool->scale_to(instances, now, &error)) return error;  // ranges were checked: only a failing VNF init lands here
+  }
+  publish_snapshot();
+  for (auto& [pool, instances] : changes) spdlog::info("plan: {} -> {} active, {} draining", pool->name(), pool->active(), pool->draining());
+  return "";
+}
+
+std::string Pod::set_link(const nfv::control::SetLinkRequest& request) {
+  const PodLayout& layout = runtime_->layout;
+  const int from = layout.site_index(request.from()), to = layout.site_index(request.to());
+  if (from == kNoIndex || to == kNoIndex) return "unknown site in " + request.from() + "->" + request.to();
+  const int link = layout.link_between(from, to);
+  if (link == kNoIndex || !layout.sites[from].hosted) return "no link " + request.from() + "->" + request.to() + " starts at this pod";
+  WanLinkParams params = link_params_[link];
+  if (request.has_delay_ms()) params.delay_ms = request.delay_ms();
+  if (request.has_jitter_ms()) params.jitter_ms = request.jitter_ms();
+  if (request.has_loss()) params.loss = request.loss();
+  if (request.has_bandwidth_mbps()) params.bandwidth_mbps = request.bandwidth_mbps();
+  if (params.delay_ms < 0 || params.jitter_ms < 0 || params.bandwidth_mbps < 0) return "delay, jitter and bandwidth must be >= 0";
+  if (params.loss < 0 || params.loss > 1) return "loss must be a probability in [0, 1]";
+  link_params_[link] = params;
+  publish_snapshot();
+  spdlog::info("link {}: delay {} ms, jitter {} ms, loss {}, bandwidth {} Mbit/s", layout.links[link].name, params.delay_ms,
+               params.jitter_ms, params.loss, params.bandwidth_mbps);
+  return "";
+}
+
+std::string Pod::drain(const nfv::control::DrainRequest& request) {
+  std::string error;
+  InstancePool* pool = find_pool(request.chain(), request.hop(), &error);
+  if (!pool) return error;
+  if (!pool->drain_instance(request.instance_id(), rte_rdtsc(), &error)) return error;
+  publish_snapshot();
+  return "";
+}
+
+nfv::control::Response Pod::handle_request(const nfv::control::Request& request) {
+  nfv::control::Response response;
+  std::string error;
+  switch (request.kind_case()) {
+    case nfv::control::Request::kStatus:
+      *response.mutable_status() = status();
+      break;
+    case nfv::control::Request::kTelemetry:
+      *response.mutable_telemetry() = stats();
+      break;
+    case nfv::control::Request::kHealth: {
+      auto* health = response.mutable_health();
+      health->set_forwarding(runtime_->state.load() == RunState::kForwarding && runtime_->workers_running.load() > 0);
+      health->set_uptime_s(static_cast<double>(rte_rdtsc() - created_tsc_) / static_cast<double>(runtime_->clock.hz()));
+      health->set_workers(static_cast<uint32_t>(workers_.size()));
+      health->set_snapshot_version(snapshot_version_);
+      break;
+    }
+    case nfv::control::Request::kApplyPlan:
+      error = apply_plan(request.apply_plan());
+      break;
+    case nfv::control::Request::kSetLink:
+      error = set_link(request.set_link());
+      break;
+    case nfv::control::Request::kDrain:
+      error = drain(request.drain());
+      break;
+    case nfv::control::Request::KIND_NOT_SET:
+      error = "the request names no operation";
+      break;
+  }
+  response.set_ok(error.empty());
+  response.set_error(error);
+  if (error.empty() && is_mutating(request)) response.set_snapshot_version(snapshot_version_);
+  return response;
+}
+
+}  // namespace nfv

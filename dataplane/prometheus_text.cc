@@ -1,0 +1,105 @@
+#include "prometheus_text.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+namespace nfv {
+namespace {
+
+std::string escape(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// Collects samples per metric so each metric's HELP/TYPE appears once.
+class Exposition {
+ public:
+  void add(const std::string& name, const char* type, const char* help, const std::string& labels, double value) {
+    auto& metric = metrics_[name];
+    metric.type = type;
+    metric.help = help;
+    metric.samples += fmt::format("{}{{{}}} {}\n", name, labels, value);
+  }
+  std::string text() const {
+    std::string out;
+    for (const auto& [name, m] : metrics_) out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{}", name, m.help, name, m.type, m.samples);
+    return out;
+  }
+
+ private:
+  struct Metric {
+    const char* type;
+    const char* help;
+    std::string samples;
+  };
+  std::map<std::string, Metric> metrics_;
+};
+
+}  // namespace
+
+std::string prometheus_text(const nfv::stats::PodStats& s) {
+  Exposition e;
+  const std::string pod = "pod=\"" + escape(s.pod()) + "\"";
+  e.add("nfv_uptime_seconds", "gauge", "Seconds since the pod started.", pod, s.uptime_s());
+  for (const auto& p : s.ports()) {
+    const std::string l = fmt::format("{},port=\"{}\",site=\"{}\",driver=\"{}\"", pod, escape(p.name()), escape(p.site()), p.driver());
+    e.add("nfv_port_rx_packets_total", "counter", "Packets received on a port.", l, static_cast<double>(p.rx_packets()));
+    e.add("nfv_port_rx_bytes_total", "counter", "Bytes received on a port.", l, static_cast<double>(p.rx_bytes()));
+    e.add("nfv_port_tx_packets_total", "counter", "Packets sent on a port.", l, static_cast<double>(p.tx_packets()));
+    e.add("nfv_port_tx_bytes_total", "counter", "Bytes sent on a port.", l, static_cast<double>(p.tx_bytes()));
+    e.add("nfv_port_rx_missed_total", "counter", "Packets the driver dropped before the pod saw them.", l,
+          static_cast<double>(p.rx_missed()));
+  }
+  for (const auto& c : s.chains()) {
+    const std::string l = fmt::format("{},chain=\"{}\"", pod, escape(c.name()));
+    e.add("nfv_chain_in_packets_total", "counter", "Packets that entered a chain at this pod.", l, static_cast<double>(c.in_packets()));
+    e.add("nfv_chain_out_packets_total", "counter", "Packets that left a chain at this pod's egress.", l,
+          static_cast<double>(c.out_packets()));
+    e.add("nfv_chain_out_bytes_total", "counter", "Bytes that left a chain at this pod's egress.", l, static_cast<double>(c.out_bytes()));
+    for (const auto& [q, v] : {std::pair{"0.5", c.latency().p50_us()}, {"0.95", c.latency().p95_us()}, {"0.99", c.latency().p99_us()}})
+      e.add("nfv_chain_latency_seconds", "gauge", "End-to-end latency from the ingress timestamp, by quantile.",
+            l + ",quantile=\"" + q + "\"", v / 1e6);
+  }
+  for (const auto& h : s.hops()) {
+    const std::string l = fmt::format("{},chain=\"{}\",hop=\"{}\",vnf=\"{}\",site=\"{}\"", pod, escape(h.chain()), h.hop(), h.vnf(),
+                                      escape(h.site()));
+    e.add("nfv_hop_instances", "gauge", "Instances of a hop's pool, by state.", l + ",state=\"active\"", h.active_instances());
+    e.add("nfv_hop_instances", "gauge", "Instances of a hop's pool, by state.", l + ",state=\"draining\"", h.draining_instances());
+    e.add("nfv_hop_packets_total", "counter", "Packets processed by a hop's instances.", l, static_cast<double>(h.in_packets()));
+    e.add("nfv_hop_queue_full_total", "counter", "Packets refused by full instance queues.", l, static_cast<double>(h.queue_full()));
+    for (const auto& i : h.instances()) {
+      const std::string il = fmt::format("{},instance=\"{}\"", l, i.id());
+      e.add("nfv_instance_packets_total", "counter", "Packets processed by an instance.", il, static_cast<double>(i.in_packets()));
+      e.add("nfv_instance_queue_depth", "gauge", "Packets waiting in an instance's input queue.", il, static_cast<double>(i.queue_depth()));
+      e.add("nfv_instance_flows", "gauge", "Flows pinned to an instance.", il, static_cast<double>(i.flows()));
+    }
+  }
+  for (const auto& k : s.links()) {
+    const std::string l = fmt::format("{},link=\"{}\"", pod, escape(k.name()));
+    e.add("nfv_link_delay_seconds", "gauge", "Configured one-way delay of a WAN link.", l, k.delay_ms() / 1e3);
+    e.add("nfv_link_packets_total", "counter", "Packets delivered by a WAN link.", l, static_cast<double>(k.released_packets()));
+    e.add("nfv_link_bytes_total", "counter", "Bytes delivered by a WAN link.", l, static_cast<double>(k.released_bytes()));
+    e.add("nfv_link_lost_total", "counter", "Packets lost on a WAN link (emulated loss).", l, static_cast<double>(k.lost()));
+    e.add("nfv_link_in_flight", "gauge", "Packets on a WAN link now.", l, static_cast<double>(k.in_flight()));
+  }
+  for (const auto& d : s.drops())
+    e.add("nfv_drops_total", "counter", "Packets dropped by the pod, by reason.", fmt::format("{},reason=\"{}\"", pod, d.reason()),
+          static_cast<double>(d.packets()));
+  for (const auto& w : s.workers()) {
+    const std::string l = fmt::format("{},lcore=\"{}\"", pod, w.lcore());
+    e.add("nfv_worker_busy_cycles_total", "counter", "TSC cycles a worker spent moving packets.", l, static_cast<double>(w.busy_cycles()));
+    e.add("nfv_worker_packets_total", "counter", "Packets a worker moved.", l, static_cast<double>(w.busy_packets()));
+  }
+  return e.text();
+}
+
+}  // namespace nfv

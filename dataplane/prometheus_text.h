@@ -1,0 +1,13 @@
+// The pod's counters in the Prometheus text exposition format (0.0.4),
+// rendered from the same PodStats the control API and rte_telemetry serve.
+#pragma once
+
+#include <string>
+
+#include "pod_stats.pb.h"
+
+namespace nfv {
+
+std::string prometheus_text(const nfv::stats::PodStats& stats);
+
+}  // namespace nfv

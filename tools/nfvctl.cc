@@ -1,0 +1,159 @@
+// nfvctl: the operator's CLI for a running pod, over its control API.
+//
+//   nfvctl [--addr HOST:PORT] [--token TOKEN] [--json] COMMAND ...
+//     status                          sites, links, chains and their instance pools
+//     telemetry [--watch [SECONDS]]   counters (refreshed every SECONDS with --watch)
+//     health                          is it forwarding?
+//     scale CHAIN HOP SITE N          run N instances of a hop (a one-entry plan)
+//     drain CHAIN HOP INSTANCE        drain one instance (keeps its flows until they end)
+//     link FROM TO [--delay-ms X] [--jitter-ms X] [--loss P] [--bandwidth-mbps X]
+//
+// --addr defaults to $NFV_CONTROL or 127.0.0.1:9900, --token to $NFV_TOKEN.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "control_client.h"
+#include "pod_stats_format.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: nfvctl [--addr HOST:PORT] [--token TOKEN] [--json] COMMAND ...
+  status                          sites, links, chains and their instance pools
+  telemetry [--watch [SECONDS]]   counters (refreshed every SECONDS with --watch)
+  health                          is the pod forwarding?
+  scale CHAIN HOP SITE N          run N instances of a hop (a one-entry plan)
+  drain CHAIN HOP INSTANCE        drain one instance (its flows stay until they end)
+  link FROM TO [--delay-ms X] [--jitter-ms X] [--loss P] [--bandwidth-mbps X]
+--addr defaults to $NFV_CONTROL or 127.0.0.1:9900; --token to $NFV_TOKEN.
+)";
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "nfvctl: %s\n%s", message.c_str(), kUsage);
+  std::exit(2);
+}
+
+double number(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end) usage_error(flag + ": expected a number, got '" + text + "'");
+  return v;
+}
+
+uint32_t count(const std::string& what, const std::string& text) {
+  const double v = number(what, text);
+  if (v < 0 || v != static_cast<uint32_t>(v)) usage_error(what + ": expected a non-negative integer, got '" + text + "'");
+  return static_cast<uint32_t>(v);
+}
+
+std::string format_status(const nfv::control::Status& s) {
+  std::string out = fmt::format("pod {} up {:.1f} s, routing snapshot {}\n", s.pod(), s.uptime_s(), s.snapshot_version());
+  out += "sites:";
+  for (const auto& site : s.sites()) out += fmt::format(" {}{}", site.name(), site.hosted() ? "*" : "");
+  out += "   (* hosted here)\n";
+  for (const auto& l : s.links())
+    out += fmt::format("link {:>6} -> {:<6} {:8.3f} ms  jitter {:.3f} ms  loss {:.4f}  {}{}\n", l.from(), l.to(), l.delay_ms(),
+                       l.jitter_ms(), l.loss(), l.bandwidth_mbps() > 0 ? fmt::format("{} Mbit/s", l.bandwidth_mbps()) : "unlimited",
+                       l.inter_pod() ? "  (to another pod)" : "");
+  for (const auto& c : s.chains()) {
+    out += fmt::format("chain {} (spi {}) {} -> {}\n", c.name(), c.id(), c.ingress_site(), c.egress_site());
+    for (const auto& h : c.hops())
+      out += fmt::format("  hop {} {:<8} @{:<8} {:>2} active {:>2} draining (max {}){}\n", h.hop(), h.vnf(), h.site(),
+                         h.active_instances(), h.draining_instances(), h.max_instances(),
+                         h.service_rate_pps() > 0 ? fmt::format(", {:.0f} pps each", h.service_rate_pps()) : "");
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string address = std::getenv("NFV_CONTROL") ? std::getenv("NFV_CONTROL") : "127.0.0.1:9900";
+  std::string token = std::getenv("NFV_TOKEN") ? std::getenv("NFV_TOKEN") : "";
+  bool json = false;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-h" || args[i] == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (args[i] == "--addr" && i + 1 < args.size()) address = args[++i];
+    else if (args[i] == "--token" && i + 1 < args.size()) token = args[++i];
+    else if (args[i] == "--json") json = true;
+    else rest.push_back(args[i]);
+  }
+  if (rest.empty()) usage_error("a command is needed");
+  const std::string command = rest[0];
+
+  nfv::control::Request request;
+  double watch_s = 0;
+  if (command == "status") {
+    request.mutable_status();
+  } else if (command == "health") {
+    request.mutable_health();
+  } else if (command == "telemetry") {
+    request.mutable_telemetry();
+    if (rest.size() > 1 && rest[1] == "--watch") watch_s = rest.size() > 2 ? number("--watch", rest[2]) : 1.0;
+  } else if (command == "scale") {
+    if (rest.size() != 5) usage_error("scale CHAIN HOP SITE N");
+    auto* hop = request.mutable_apply_plan()->add_hops();
+    hop->set_chain(rest[1]);
+    hop->set_hop(count("HOP", rest[2]));
+    hop->set_site(rest[3]);
+    hop->set_instances(count("N", rest[4]));
+  } else if (command == "drain") {
+    if (rest.size() != 4) usage_error("drain CHAIN HOP INSTANCE");
+    auto* drain = request.mutable_drain();
+    drain->set_chain(rest[1]);
+    drain->set_hop(count("HOP", rest[2]));
+    drain->set_instance_id(count("INSTANCE", rest[3]));
+  } else if (command == "link") {
+    if (rest.size() < 3) usage_error("link FROM TO [options]");
+    auto* link = request.mutable_set_link();
+    link->set_from(rest[1]);
+    link->set_to(rest[2]);
+    for (std::size_t i = 3; i + 1 < rest.size(); i += 2) {
+      const double v = number(rest[i], rest[i + 1]);
+      if (rest[i] == "--delay-ms") link->set_delay_ms(v);
+      else if (rest[i] == "--jitter-ms") link->set_jitter_ms(v);
+      else if (rest[i] == "--loss") link->set_loss(v);
+      else if (rest[i] == "--bandwidth-mbps") link->set_bandwidth_mbps(v);
+      else usage_error("unknown link option " + rest[i]);
+    }
+  } else {
+    usage_error("unknown command '" + command + "'");
+  }
+
+  try {
+    nfv::ControlClient client(address, token);
+    for (;;) {
+      const auto response = client.call(request);
+      if (!response.ok()) {
+        std::fprintf(stderr, "nfvctl: %s: %s\n", command.c_str(), response.error().c_str());
+        return 1;
+      }
+      if (watch_s > 0) std::fputs("\033[H\033[2J", stdout);
+      if (json) std::puts(nfv::message_json(response).c_str());
+      else if (response.has_status()) std::fputs(format_status(response.status()).c_str(), stdout);
+      else if (response.has_telemetry()) std::fputs(nfv::format_pod_stats(response.telemetry()).c_str(), stdout);
+      else if (response.has_health())
+        std::printf("%s: %s, %u worker(s), up %.1f s, routing snapshot %lu\n", address.c_str(),
+                    response.health().forwarding() ? "forwarding" : "NOT forwarding", response.health().workers(),
+                    response.health().uptime_s(), static_cast<unsigned long>(response.health().snapshot_version()));
+      else std::printf("ok (routing snapshot %lu)\n", static_cast<unsigned long>(response.snapshot_version()));
+      std::fflush(stdout);
+      if (watch_s <= 0) return 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(watch_s * 1000)));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfvctl: %s\n", e.what());
+    return 1;
+  }
+}
