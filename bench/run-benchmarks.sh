@@ -5,4 +5,8 @@ BUILD="${1:?usage: run-benchmarks.sh BUILD_DIR [SECONDS]}"
 SECONDS_PER_RUN="${2:-5}"
 OUT="$(mktemp -d /tmp/nfv-bench-XXXXXX)"
 "$BUILD/bench/pod_throughput" "$BUILD/dataplane/nfv-pod" "$SECONDS_PER_RUN" "$OUT"
+echo
+"$BUILD/bench/control_plane" "$BUILD/dataplane/nfv-pod" "$SECONDS_PER_RUN" "$OUT"
+echo
+NFV_SHARED_DATA="${NFV_SHARED_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}" "$BUILD/bench/sim_steps"
 echo "(work files in $OUT)"

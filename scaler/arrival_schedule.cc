@@ -1,0 +1,29 @@
+// Offered traffic of each chain per slot: trace columns matched to chains
+// by name and turned into emulated packets/s by the one emulation mapping.
+#include <algorithm>
+#include <stdexcept>
+
+#include "simulator.h"
+
+namespace nfv {
+
+ArrivalSchedule arrivals_for_chains(const RateTrace& trace, const Topology& topology, const EmulationScale& scale) {
+  ArrivalSchedule schedule;
+  schedule.chains = topology.chains.size();
+  schedule.description = scale.describe(trace.unit);
+  std::vector<std::size_t> column_of_chain;
+  for (const Chain& chain : topology.chains) {
+    const auto it = std::find(trace.columns.begin(), trace.columns.end(), chain.name);
+    if (it == trace.columns.end())
+      throw std::invalid_argument("trace " + trace.label + ": no column for chain '" + chain.name + "' of topology " +
+                                  topology.name);
+    column_of_chain.push_back(static_cast<std::size_t>(it - trace.columns.begin()));
+  }
+  schedule.pps.reserve(trace.rows() * schedule.chains);
+  for (std::size_t row = 0; row < trace.rows(); ++row)
+    for (std::size_t column : column_of_chain)
+      schedule.pps.push_back(scale.emulated_packets_per_s(trace.at(row, column), trace.unit));
+  return schedule;
+}
+
+}  // namespace nfv

@@ -1,0 +1,221 @@
+// One slot of the fluid model (docs/simulator.md, "Model"). Allocation-free
+// after the first slot: every buffer is sized at construction or keeps its
+// capacity.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "simulator.h"
+
+namespace nfv {
+namespace {
+
+// M/M/1 waiting grows without bound at full load; a saturated pool's delay
+// is its fluid backlog, so the per-instance term is capped at this load.
+constexpr double kMaxQueueingLoad = 0.99;
+
+}  // namespace
+
+FluidSimulator::FluidSimulator(std::shared_ptr<const SystemModel> model)
+    : model_(std::move(model)), validator_(model_->topology()) {
+  const SystemModel& m = *model_;
+  const std::size_t pools = m.pool_index().pools();
+  backlog_.assign(pools, 0.0);
+  running_.assign(pools, 0);
+  instances_.assign(pools, 0);
+  split_.assign(pools, 0.0);
+  from_site_.assign(m.sites(), 0.0);
+  to_site_.assign(m.sites(), 0.0);
+  std::size_t max_hops = 0;
+  for (const Chain& chain : m.topology().chains) max_hops = std::max(max_hops, chain.vnfs.size());
+  hop_sites_.resize(max_hops * m.sites());
+  hop_site_count_.assign(max_hops, 0);
+  Observation& obs = outcome_.observation;
+  obs.arrival_pps.assign(m.chains(), 0.0);
+  obs.chains.assign(m.chains(), ChainTraffic{});
+  obs.pools.reserve(pools);
+  obs.links.assign(m.topology().links.size(), LinkLoad{});
+  outcome_.usage.instances_per_site.assign(m.sites(), 0.0);
+  outcome_.usage.started_per_site.assign(m.sites(), 0.0);
+  outcome_.usage.bytes_per_link.assign(m.topology().links.size(), 0.0);
+}
+
+void FluidSimulator::reset(const Plan& running) {
+  validator_.require_valid(running, "initial plan");
+  slot_ = 0;
+  std::fill(backlog_.begin(), backlog_.end(), 0.0);
+  std::fill(running_.begin(), running_.end(), 0);
+  for (const PoolPlan& pool : running.pools) running_[model_->pool_index()(pool.chain, pool.hop, pool.site)] = pool.instances;
+  Observation& obs = outcome_.observation;
+  obs.slot = 0;
+  std::fill(obs.arrival_pps.begin(), obs.arrival_pps.end(), 0.0);
+  std::fill(obs.chains.begin(), obs.chains.end(), ChainTraffic{});
+  obs.pools.clear();
+  std::fill(obs.links.begin(), obs.links.end(), LinkLoad{});
+  obs.plan = running;
+  outcome_.total = ChainTraffic{};
+  outcome_.cost = CostBreakdown{};
+}
+
+const SlotOutcome& FluidSimulator::step(const Plan& plan, std::span<const double> arrival_pps) {
+  const SystemModel& m = *model_;
+  validator_.require_valid(plan, "slot " + std::to_string(slot_));
+  if (arrival_pps.size() != m.chains())
+    throw std::invalid_argument("slot " + std::to_string(slot_) + ": " + std::to_string(arrival_pps.size()) +
+                                " arrival rates for " + std::to_string(m.chains()) + " chains");
+  SlotUsage& usage = outcome_.usage;
+  std::fill(usage.instances_per_site.begin(), usage.instances_per_site.end(), 0.0);
+  std::fill(usage.started_per_site.begin(), usage.started_per_site.end(), 0.0);
+  std::fill(usage.bytes_per_link.begin(), usage.bytes_per_link.end(), 0.0);  // packets until the end of the slot
+  std::fill(instances_.begin(), instances_.end(), 0);
+  std::fill(split_.begin(), split_.end(), 0.0);
+  for (const PoolPlan& pool : plan.pools) {
+    const std::size_t at = m.pool_index()(pool.chain, pool.hop, pool.site);
+    instances_[at] = pool.instances;
+    split_[at] = pool.split;
+    usage.instances_per_site[pool.site] += pool.instances;
+    // Deployment is paid for instances beyond what ran in the previous slot.
+    usage.started_per_site[pool.site] += std::max(0, pool.instances - running_[at]);
+  }
+
+  Observation& obs = outcome_.observation;
+  obs.pools.clear();
+  outcome_.total = ChainTraffic{};
+  for (std::size_t c = 0; c < m.chains(); ++c) {
+    obs.arrival_pps[c] = arrival_pps[c];
+    run_chain(c, arrival_pps[c]);
+    outcome_.total += obs.chains[c];
+  }
+  usage.dropped_packets = outcome_.total.dropped;
+  usage.late_packets = outcome_.total.late;
+
+  const double bytes_per_packet = m.settings().scale.mean_packet_bytes;
+  for (std::size_t l = 0; l < usage.bytes_per_link.size(); ++l) {
+    usage.bytes_per_link[l] *= bytes_per_packet;
+    const double mbps = usage.bytes_per_link[l] * 8 / 1e6 / m.slot_seconds();
+    const double bandwidth = m.topology().links[l].bandwidth_mbps;
+    obs.links[l] = LinkLoad{mbps, bandwidth > 0 ? mbps / bandwidth : 0.0};
+  }
+  outcome_.cost = m.cost_model().slot_cost(usage);
+  obs.plan.pools.assign(plan.pools.begin(), plan.pools.end());
+  running_.swap(instances_);
+  obs.slot = ++slot_;
+  return outcome_;
+}
+
+void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
+  const SystemModel& m = *model_;
+  const Chain& chain = m.topology().chains[c];
+  const std::size_t sites = m.sites();
+  const double slot_s = m.slot_seconds();
+  const double queue_per_instance = m.settings().queue_packets_per_instance;
+
+  ChainTraffic traffic;
+  traffic.arrived = arrival_pps * slot_s;
+  std::fill(from_site_.begin(), from_site_.end(), 0.0);
+  from_site_[chain.ingress] = traffic.arrived;
+  double hop_input = traffic.arrived;
+  double backlog_before = 0;
+
+  for (std::size_t h = 0; h < chain.vnfs.size(); ++h) {
+    const std::size_t first_pool = m.pool_index()(c, h, 0);
+    const double service_pps = m.service_rate_pps(m.pool_index().hop_number(c, h));
+    // The last site with a share takes what the others left, so the shares
+    // add up to the hop's input exactly and conservation is not eroded.
+    std::size_t last_share = sites;
+    for (std::size_t s = 0; s < sites; ++s)
+      if (split_[first_pool + s] > 0) last_share = s;
+    double handed_out = 0;
+    double hop_output = 0;
+    std::size_t served_sites = 0;
+    for (std::size_t s = 0; s < sites; ++s) {
+      const std::size_t pool = first_pool + s;
+      const std::int32_t instances = instances_[pool];
+      const double backlog = backlog_[pool];
+      double arriving = 0;
+      if (split_[pool] > 0) arriving = s == last_share ? hop_input - handed_out : hop_input * split_[pool];
+      handed_out += arriving;
+      to_site_[s] = 0;
+      if (arriving == 0 && backlog == 0 && instances == 0) continue;
+
+      // WAN: the hop's input reaches s from wherever the previous hop left it.
+      if (arriving > 0 && hop_input > 0)
+        for (std::size_t from = 0; from < sites; ++from)
+          if (from_site_[from] > 0 && from != s) carry(from, s, from_site_[from] * (arriving / hop_input));
+
+      const double capacity_pps = instances * service_pps;
+      const double offered = backlog + arriving;
+      const double served = std::min(offered, capacity_pps * slot_s);
+      const double waiting = offered - served;
+      const double queued = std::min(waiting, instances * queue_per_instance);
+      traffic.dropped += waiting - queued;
+      backlog_before += backlog;
+      traffic.backlog += queued;
+      backlog_[pool] = queued;
+      to_site_[s] = served;
+      hop_output += served;
+
+      PoolLoad load{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(s),
+                    instances, offered / slot_s, served / slot_s, queued, 0.0, 0.0};
+      if (capacity_pps > 0) {
+        load.utilisation = offered / (capacity_pps * slot_s);
+        // Fluid wait behind the mean backlog of the slot, plus M/M/1 sojourn
+        // at one instance's load (the pool spreads flows evenly over
+        // instances, each with its own queue).
+        const double rho = std::min(served / slot_s / capacity_pps, kMaxQueueingLoad);
+        load.queueing_ms = 1e3 * ((backlog + queued) / 2 / capacity_pps + 1 / (service_pps * (1 - rho)));
+      } else {
+        load.utilisation = offered > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+      }
+      outcome_.observation.pools.push_back(load);
+      if (served > 0) hop_sites_[h * sites + served_sites++] = HopSite{s, served, load.queueing_ms};
+    }
+    for (std::size_t i = 0; i < served_sites; ++i) hop_sites_[h * sites + i].weight /= hop_output;
+    hop_site_count_[h] = served_sites;
+    from_site_.swap(to_site_);
+    hop_input = hop_output;
+  }
+  for (std::size_t from = 0; from < sites; ++from)
+    if (from_site_[from] > 0 && from != chain.egress) carry(from, chain.egress, from_site_[from]);
+
+  traffic.delivered = hop_input;
+  traffic.backlog_change = traffic.backlog - backlog_before;
+  if (traffic.delivered > 0) traffic.late = traffic.delivered * late_share(c, traffic.mean_latency_ms);
+  outcome_.observation.chains[c] = traffic;
+}
+
+double FluidSimulator::late_share(std::size_t c, double& mean_latency_ms) const {
+  const SystemModel& m = *model_;
+  const Chain& chain = m.topology().chains[c];
+  const std::size_t hops = chain.vnfs.size();
+  const std::size_t sites = m.sites();
+  double late = 0;
+  double mean = 0;
+  // Depth-first over the sites each hop served at: a packet served at hop h
+  // came through hop h-1's sites in proportion to what they served, so a
+  // route's share is the product of its sites' weights.
+  auto walk = [&](auto&& self, std::size_t h, std::size_t at, double latency_ms, double share) -> void {
+    if (h == hops) {
+      latency_ms += m.route_delay_ms(at, chain.egress);
+      mean += share * latency_ms;
+      if (latency_ms > chain.sla_latency_ms) late += share;
+      return;
+    }
+    for (std::size_t i = 0; i < hop_site_count_[h]; ++i) {
+      const HopSite& next = hop_sites_[h * sites + i];
+      self(self, h + 1, next.site, latency_ms + m.route_delay_ms(at, next.site) + next.queueing_ms,
+           share * next.weight);
+    }
+  };
+  walk(walk, 0, chain.ingress, 0.0, 1.0);
+  mean_latency_ms = mean;
+  return std::min(late, 1.0);
+}
+
+void FluidSimulator::carry(std::size_t from, std::size_t to, double packets) {
+  for (std::size_t link : model_->route_links(from, to)) outcome_.usage.bytes_per_link[link] += packets;
+}
+
+}  // namespace nfv

@@ -1,0 +1,63 @@
+// The policy interface every scaler policy implements, and the two
+// baselines: `static` (a fixed plan) and `threshold` (Kubernetes HPA
+// semantics per instance pool). A policy sees the same Observation and
+// Forecast whether the system is simulated or real, and returns a Plan.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "plan.h"
+#include "topology.h"
+
+namespace nfv {
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string name() const = 0;
+  // The plan for observation.slot.
+  virtual Plan decide(const Observation& observation, const Forecast& forecast) = 0;
+  // Forgets everything learned in an episode (e.g. stabilization history).
+  virtual void reset() = 0;
+};
+
+// Always `plan`, whatever happens.
+std::unique_ptr<Policy> make_static_policy(Plan plan);
+
+// Kubernetes HorizontalPodAutoscaler semantics, applied to every pool of the
+// plan in force (placement and splits stay; only instance counts change):
+//   desired = ceil(current x utilisation / target)
+// unchanged while |utilisation / target - 1| <= tolerance; a scale-down takes
+// the highest recommendation of the last `scale_down_window_slots` slots
+// (stabilization); each slot moves at most max_scale_up / max_scale_down
+// instances; the result stays in [min_instances, max_instances] and within
+// the site's free capacity (pools are served in plan order).
+struct ThresholdSettings {
+  double target_utilisation = 0.7;
+  double tolerance = 0.1;                    // HPA's default
+  std::size_t scale_down_window_slots = 5;   // HPA: 300 s
+  std::uint32_t max_scale_up = 4;            // per pool per slot; HPA: 4 pods or 100% per 15 s
+  std::uint32_t max_scale_down = 1;
+  std::uint32_t min_instances = 1;
+  std::uint32_t max_instances = 64;
+};
+std::unique_ptr<Policy> make_threshold_policy(const Topology& topology, ThresholdSettings settings);
+
+// Policies by name, as `nfv-sim --policy NAME --param key=value` gives them:
+//   static:    instances=N (1), placement=ingress|path (ingress)
+//   threshold: target, tolerance, window, max_up, max_down, min, max; it
+//              starts from the static placement above.
+// Throws naming an unknown policy or parameter, or a bad value.
+using PolicyParams = std::map<std::string, std::string>;
+std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params, const Topology& topology);
+// The plan the named policy starts from (instances and placement parameters).
+Plan starting_plan(const PolicyParams& params, const Topology& topology);
+std::vector<std::string> policy_names();
+
+}  // namespace nfv

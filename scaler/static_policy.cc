@@ -1,0 +1,22 @@
+// `static`: the plan of the configuration, every slot.
+#include "policy.h"
+
+namespace nfv {
+namespace {
+
+class StaticPolicy final : public Policy {
+ public:
+  explicit StaticPolicy(Plan plan) : plan_(std::move(plan)) {}
+  std::string name() const override { return "static"; }
+  Plan decide(const Observation&, const Forecast&) override { return plan_; }
+  void reset() override {}
+
+ private:
+  Plan plan_;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_static_policy(Plan plan) { return std::make_unique<StaticPolicy>(std::move(plan)); }
+
+}  // namespace nfv

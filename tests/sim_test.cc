@@ -1,0 +1,372 @@
+// The scaler's foundations: the one cost model, plan validation, the fluid
+// simulator (conservation on a real trace, drops, late traffic), the
+// reset/step environment, the threshold policy and calibration files.
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "calibration.h"
+#include "cost_model.h"
+#include "environment.h"
+#include "plan.h"
+#include "policy.h"
+#include "rate_trace.h"
+#include "simulator.h"
+#include "topology.h"
+
+namespace nfv {
+namespace {
+
+std::string shared(const std::string& relative) {
+  const char* root = std::getenv("NFV_SHARED_DATA");
+  if (!root) throw std::runtime_error("NFV_SHARED_DATA is not set (meson test sets it)");
+  return std::string(root) + "/" + relative;
+}
+
+// Sites A and B joined by one link of 10 ms, one VNF type of `service_pps`,
+// one chain A -> B through one hop of it.
+Topology two_sites(double service_pps, double sla_ms = 50) {
+  Topology t;
+  t.name = "two";
+  t.sites.push_back(Site{"A", 40.0, -74.0, 16, 2.0, 7.0});
+  t.sites.push_back(Site{"B", 41.8, -87.6, 16, 3.0, 11.0});
+  t.add_link(0, 1, 10.0);
+  t.links[0].price_per_gb = 0.05;
+  t.vnf_types.push_back(VnfProfile{"fw", service_pps, 1, 256});
+  t.chains.push_back(Chain{"web", 0, 1, {0}, sla_ms});
+  return t;
+}
+
+Plan one_pool(std::uint32_t site, std::int32_t instances) { return Plan{{PoolPlan{0, 0, site, instances, 1.0}}}; }
+
+SimSettings settings(double packet_bytes, double queue_packets) {
+  SimSettings s;
+  s.scale.slot_wall_seconds = 1;
+  s.scale.mean_packet_bytes = packet_bytes;
+  s.queue_packets_per_instance = queue_packets;
+  return s;
+}
+
+// --- Cost model ----------------------------------------------------------------
+
+TEST(CostModel, AddsTheFourTermsAtTheTopologysPrices) {
+  // Prices: A operating 2, deploying 7; B operating 3, deploying 11; link 0.05/GB;
+  // SLA 10 per GB at 1000-B packets.
+  // operating  = 2 x 2 (A) + 3 x 1 (B)        = 7
+  // deployment = 7 x 1 (A) + 11 x 0 (B)       = 7
+  // wan        = 0.05 x 4e9 B / 1e9           = 0.2
+  // sla        = 10 x (1e6 + 5e5) x 1000 B / 1e9 = 15
+  // total      = 29.2
+  const Topology t = two_sites(1000);
+  const CostModel model(t, SlaPenalty{SlaPenalty::Basis::per_gb, 10}, 1000);
+  SlotUsage usage{{2, 1}, {1, 0}, {4e9}, 1e6, 5e5};
+  const CostBreakdown cost = model.slot_cost(usage);
+  EXPECT_DOUBLE_EQ(cost.operating, 7);
+  EXPECT_DOUBLE_EQ(cost.deployment, 7);
+  EXPECT_DOUBLE_EQ(cost.wan, 0.2);
+  EXPECT_DOUBLE_EQ(cost.sla_penalty, 15);
+  EXPECT_DOUBLE_EQ(cost.total(), 29.2);
+  // Per packet: 1e-5 x 1.5e6 packets = 15, the same.
+  const CostModel per_packet(t, SlaPenalty{SlaPenalty::Basis::per_packet, 1e-5}, 1000);
+  EXPECT_DOUBLE_EQ(per_packet.slot_cost(usage).sla_penalty, 15);
+}
+
+TEST(CostModel, RejectsUsageOfAnotherTopology) {
+  const CostModel model(two_sites(1000), SlaPenalty{}, 1000);
+  EXPECT_THROW(model.slot_cost(SlotUsage{{1}, {0}, {0}, 0, 0}), std::invalid_argument);
+}
+
+TEST(FluidSimulator, PricesASlotAsComputedByHand) {
+  // 1500 pkt/s for 1 s through 2 instances of 1000 pkt/s at A, 1 ran before:
+  // operating  = 2 instances x 2              = 4
+  // deployment = 1 new instance x 7           = 7
+  // wan        = 1500 x 1000 B = 1.5e6 B A->B = 0.0015 GB x 0.05 = 7.5e-5
+  // sla        = nothing dropped, 10 ms < 50 ms SLA: 0
+  auto model = std::make_shared<const SystemModel>(two_sites(1000), settings(1000, 64));
+  FluidSimulator sim(model);
+  sim.reset(one_pool(0, 1));
+  const double arrivals[] = {1500};
+  const SlotOutcome& out = sim.step(one_pool(0, 2), arrivals);
+  EXPECT_DOUBLE_EQ(out.cost.operating, 4);
+  EXPECT_DOUBLE_EQ(out.cost.deployment, 7);
+  EXPECT_NEAR(out.cost.wan, 7.5e-5, 1e-15);
+  EXPECT_DOUBLE_EQ(out.cost.sla_penalty, 0);
+  EXPECT_DOUBLE_EQ(out.total.delivered, 1500);
+  EXPECT_DOUBLE_EQ(out.observation.links[0].mbps, 12);  // 1.5e6 B x 8 / 1 s
+  // The same plan again starts nothing.
+  EXPECT_DOUBLE_EQ(sim.step(one_pool(0, 2), arrivals).cost.deployment, 0);
+}
+
+// --- Fluid simulator ---------------------------------------------------------
+
+TEST(FluidSimulator, ChainBelowItsLoadDropsExactlyTheExcessOnceTheQueueIsFull) {
+  // 1 instance of 1000 pkt/s, 1500 pkt/s offered, 200 packets of queue:
+  // slot 0: 1000 served, 200 queued, 300 dropped;
+  // then every slot: 200 + 1500 offered, 1000 served, 200 queued, 500 = the excess dropped.
+  auto model = std::make_shared<const SystemModel>(two_sites(1000), settings(1000, 200));
+  FluidSimulator sim(model);
+  sim.reset(one_pool(0, 1));
+  const double arrivals[] = {1500};
+  const SlotOutcome& first = sim.step(one_pool(0, 1), arrivals);
+  EXPECT_DOUBLE_EQ(first.total.delivered, 1000);
+  EXPECT_DOUBLE_EQ(first.total.backlog, 200);
+  EXPECT_DOUBLE_EQ(first.total.dropped, 300);
+  for (int slot = 1; slot < 5; ++slot) {
+    const SlotOutcome& out = sim.step(one_pool(0, 1), arrivals);
+    EXPECT_DOUBLE_EQ(out.total.delivered, 1000) << "slot " << slot;
+    EXPECT_DOUBLE_EQ(out.total.dropped, 500) << "slot " << slot;
+    EXPECT_DOUBLE_EQ(out.total.backlog_change, 0) << "slot " << slot;
+    ASSERT_EQ(out.observation.pools.size(), 1u);
+    EXPECT_DOUBLE_EQ(out.observation.pools[0].utilisation, 1.7);  // (200 + 1500) / 1000
+  }
+  // A second instance drains the queue and drops nothing.
+  const SlotOutcome& scaled = sim.step(one_pool(0, 2), arrivals);
+  EXPECT_DOUBLE_EQ(scaled.total.delivered, 1700);
+  EXPECT_DOUBLE_EQ(scaled.total.dropped, 0);
+  EXPECT_DOUBLE_EQ(scaled.total.backlog, 0);
+}
+
+TEST(FluidSimulator, TrafficOverTheSlaLatencyIsLateAndPenalised) {
+  // The hop at A, egress B 10 ms away, SLA 5 ms: every delivered packet is late.
+  auto model = std::make_shared<const SystemModel>(two_sites(1000, 5), settings(1000, 64));
+  FluidSimulator sim(model);
+  sim.reset(one_pool(0, 1));
+  const double arrivals[] = {500};
+  const SlotOutcome& out = sim.step(one_pool(0, 1), arrivals);
+  EXPECT_DOUBLE_EQ(out.total.late, 500);
+  EXPECT_GT(out.total.mean_latency_ms, 10);
+  EXPECT_DOUBLE_EQ(out.cost.sla_penalty, model->cost_model().sla_penalty(500));
+}
+
+TEST(FluidSimulator, SplitsSendSharesToSitesAndOnlyTheRemoteShareCrossesTheWan) {
+  auto model = std::make_shared<const SystemModel>(two_sites(1000), settings(1000, 64));
+  FluidSimulator sim(model);
+  const Plan split{{PoolPlan{0, 0, 0, 1, 0.25}, PoolPlan{0, 0, 1, 1, 0.75}}};
+  sim.reset(split);
+  const double arrivals[] = {800};
+  const SlotOutcome& out = sim.step(split, arrivals);
+  // 200 served at A then sent to B; 600 sent to B then served there.
+  EXPECT_DOUBLE_EQ(out.usage.bytes_per_link[0], 800 * 1000.0);
+  double served_at_b = 0;
+  for (const PoolLoad& pool : out.observation.pools)
+    if (pool.site == 1) served_at_b = pool.served_pps;
+  EXPECT_DOUBLE_EQ(served_at_b, 600);
+}
+
+// Abilene April, all 132 OD pairs as two-hop chains along their shortest
+// path, at 10x the real volume so that pools overflow and queue.
+TEST(FluidSimulator, ConservesTrafficOnEverySlotOfTheAbileneAprilTrace) {
+  const RateTraceFile file = load_abilene_traffic(shared("traffic/abilene/abilene_tm_5min_mbps.csv"));
+  const RateTrace& april = file.blocks.back();
+  Topology topology = load_topology_yaml(std::string(NFV_SOURCE_ROOT) + "/topologies/data/abilene.yaml");
+  topology.chains = chains_for_od_pairs(april, topology, {"counter", "forward"}, 60);
+  for (Site& site : topology.sites) site.instance_capacity = 0;  // unlimited: the threshold policy may grow freely
+  SimSettings s;
+  s.scale.trace_step_seconds = april.step_seconds;
+  s.scale.volume_scale = 10;
+  auto model = std::make_shared<const SystemModel>(topology, s);
+  auto arrivals = std::make_shared<const ArrivalSchedule>(arrivals_for_chains(april, topology, s.scale));
+  const PolicyParams params{{"placement", "path"}};
+  ScalerEnvironment env(model, arrivals, starting_plan(params, model->topology()));
+  auto policy = make_policy("threshold", params, model->topology());
+
+  std::size_t slots = 0, chain_slots_checked = 0;
+  double dropped = 0, max_backlog = 0;
+  run_episode(env, *policy, 1, [&](const SlotOutcome& out) {
+    ++slots;
+    for (std::size_t c = 0; c < out.observation.chains.size(); ++c) {
+      const ChainTraffic& t = out.observation.chains[c];
+      ASSERT_NEAR(t.arrived, t.delivered + t.dropped + t.backlog_change, 1e-9 * std::max(1.0, t.arrived))
+          << "slot " << out.observation.slot - 1 << " chain " << topology.chains[c].name;
+      ++chain_slots_checked;
+    }
+    const ChainTraffic& total = out.total;
+    ASSERT_NEAR(total.arrived, total.delivered + total.dropped + total.backlog_change, 1e-9 * total.arrived);
+    dropped += total.dropped;
+    max_backlog = std::max(max_backlog, total.backlog);
+  });
+  EXPECT_EQ(slots, 864u);
+  EXPECT_EQ(chain_slots_checked, 864u * 132u);
+  // Not a vacuous check: the run really overflowed and queued.
+  EXPECT_GT(dropped, 0);
+  EXPECT_GT(max_backlog, 0);
+}
+
+// --- Plan validation -------------------------------------------------------------
+
+bool mentions(const std::vector<std::string>& problems, const std::string& text) {
+  for (const std::string& problem : problems)
+    if (problem.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(PlanValidation, AValidPlanHasNoProblems) {
+  EXPECT_TRUE(plan_problems(one_pool(0, 3), two_sites(1000)).empty());
+}
+
+TEST(PlanValidation, NamesEveryMistake) {
+  const Topology t = two_sites(1000);
+  const Plan plan{{
+      PoolPlan{0, 0, 0, -2, 0.5},   // negative instances
+      PoolPlan{0, 0, 1, 1, 0.25},   // with the above: splits sum to 0.75
+      PoolPlan{3, 0, 0, 1, 1.0},    // unknown chain
+      PoolPlan{0, 4, 0, 1, 1.0},    // unknown hop
+      PoolPlan{0, 0, 9, 1, 1.0},    // unknown site
+      PoolPlan{0, 0, 1, 1, 0.0},    // listed twice
+  }};
+  const auto problems = plan_problems(plan, t);
+  EXPECT_TRUE(mentions(problems, "chain 'web' hop 1 at site 'A': negative instances (-2)"));
+  EXPECT_TRUE(mentions(problems, "chain 'web' hop 1: splits sum to 0.75"));
+  EXPECT_TRUE(mentions(problems, "pools[2]: unknown chain 3 (the system has 1 chains)"));
+  EXPECT_TRUE(mentions(problems, "pools[3]: chain 'web' has no hop 5 (it has 1)"));
+  EXPECT_TRUE(mentions(problems, "pools[4]: unknown site 9 (the system has 2 sites)"));
+  EXPECT_TRUE(mentions(problems, "pools[5]: chain 'web' hop 1 at site 'B' is listed twice"));
+}
+
+TEST(PlanValidation, RejectsMoreInstancesThanASiteHostsAndSplitsOutsideZeroToOne) {
+  const auto problems = plan_problems(Plan{{PoolPlan{0, 0, 0, 17, 1.5}, PoolPlan{0, 0, 1, 0, -0.5}}}, two_sites(1000));
+  EXPECT_TRUE(mentions(problems, "site 'A': 17 instances planned, capacity 16"));
+  EXPECT_TRUE(mentions(problems, "split 1.5"));
+  EXPECT_TRUE(mentions(problems, "split -0.5"));
+}
+
+TEST(PlanValidation, TheSimulatorRefusesAnInvalidPlanNamingTheProblem) {
+  auto model = std::make_shared<const SystemModel>(two_sites(1000), settings(1000, 64));
+  FluidSimulator sim(model);
+  sim.reset(one_pool(0, 1));
+  const double arrivals[] = {1};
+  try {
+    sim.step(one_pool(0, -1), arrivals);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("slot 0: invalid plan"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("negative instances"), std::string::npos) << error.what();
+  }
+}
+
+// --- Environment ---------------------------------------------------------------
+
+TEST(ScalerEnvironment, StepRewardsMinusTheCostAndIsDoneAfterTheLastSlot) {
+  const Topology demo = load_topology_yaml(std::string(NFV_SOURCE_ROOT) + "/topologies/data/demo3.yaml");
+  RateTrace trace;
+  trace.label = "test";
+  trace.unit = RateUnit::packets_per_s;
+  trace.columns = {"video", "calls"};
+  trace.values = {1e5, 2e5, 6e5, 1e5, 9e5, 0};  // 3 slots; video overloads a 500 kpps counter
+  SimSettings s;
+  s.scale.trace_step_seconds = 1;
+  auto model = std::make_shared<const SystemModel>(demo, s);
+  auto arrivals = std::make_shared<const ArrivalSchedule>(arrivals_for_chains(trace, demo, s.scale));
+  ScalerEnvironment env(model, arrivals, place_chains(demo, 1, Placement::along_path));
+  const Plan plan = place_chains(demo, 1, Placement::along_path);
+  const Observation& first = env.reset();
+  EXPECT_EQ(first.slot, 0u);
+  for (std::size_t slot = 0; slot < 3; ++slot) {
+    const StepResult result = env.step(plan);
+    const SlotOutcome& out = env.last_slot();
+    EXPECT_DOUBLE_EQ(result.reward, -out.cost.total());
+    EXPECT_DOUBLE_EQ(result.reward, -model->cost_model().slot_cost(out.usage).total());
+    EXPECT_EQ(result.done, slot == 2);
+    EXPECT_EQ(env.observation().slot, slot + 1);
+    EXPECT_DOUBLE_EQ(env.observation().arrival_pps[0], trace.at(slot, 0));
+  }
+  EXPECT_GT(env.last_slot().total.dropped, 0);  // 900 kpps into 500 kpps
+  EXPECT_THROW(env.step(plan), std::logic_error);
+  // A copy runs on its own from the same point.
+  env.reset();
+  env.step(plan);
+  ScalerEnvironment copy = env;
+  const double reward_original = env.step(plan).reward;
+  EXPECT_DOUBLE_EQ(copy.step(plan).reward, reward_original);
+}
+
+// --- Threshold policy ---------------------------------------------------------------
+
+Observation observed(std::int32_t instances, double utilisation) {
+  Observation obs;
+  obs.plan = one_pool(0, instances);
+  obs.pools.push_back(PoolLoad{0, 0, 0, instances, utilisation * instances * 100, 0, 0, utilisation, 0});
+  return obs;
+}
+
+TEST(ThresholdPolicy, FollowsKubernetesHpaSemantics) {
+  // 100 pkt/s per instance, target 0.5, tolerance 0.1, scale-down window 3
+  // slots, at most +4 / -1 per slot, 1..10 instances.
+  ThresholdSettings settings{0.5, 0.1, 3, 4, 1, 1, 10};
+  auto policy = make_threshold_policy(two_sites(100), settings);
+  const Forecast none;
+  auto decide = [&](std::int32_t current, double utilisation) {
+    return policy->decide(observed(current, utilisation), none).pools.at(0).instances;
+  };
+  EXPECT_EQ(decide(2, 0.9), 4);    // ceil(2 x 0.9 / 0.5) = ceil(3.6) = 4
+  EXPECT_EQ(decide(4, 0.53), 4);   // 0.53 / 0.5 = 1.06: inside the 0.1 tolerance
+  EXPECT_EQ(decide(4, 0.2), 4);    // wants ceil(1.6) = 2, but 4 was recommended in the window
+  EXPECT_EQ(decide(4, 0.2), 4);    // window: 4 (tolerance slot), 2, 2
+  EXPECT_EQ(decide(4, 0.2), 3);    // window: 2, 2, 2 -> down, at most 1 per slot
+  EXPECT_EQ(decide(3, 0.8 / 3), 2);  // ceil(3 x 0.267 / 0.5) = ceil(1.6) = 2
+  EXPECT_EQ(decide(2, 5.0), 6);    // wants 20: capped at max 10, then +4 per slot
+  EXPECT_EQ(decide(10, 0.01), 10); // the recommendation of 10 two slots ago is still in the window
+  policy->reset();
+  EXPECT_EQ(decide(10, 0.01), 9);  // no history after reset: down 1
+}
+
+TEST(ThresholdPolicy, SizesAnEmptyPoolForItsLoadAndStaysWithinTheSite) {
+  ThresholdSettings settings{0.5, 0.1, 1, 100, 1, 0, 100};
+  auto policy = make_threshold_policy(two_sites(100), settings);
+  Observation obs;
+  obs.plan = one_pool(0, 0);
+  obs.pools.push_back(PoolLoad{0, 0, 0, 0, 450, 0, 0, INFINITY, 0});
+  EXPECT_EQ(policy->decide(obs, Forecast{}).pools[0].instances, 9);  // 450 / (100 x 0.5)
+  obs.pools[0].offered_pps = 5000;                                   // would need 100
+  EXPECT_EQ(policy->decide(obs, Forecast{}).pools[0].instances, 16);  // site A hosts 16
+}
+
+TEST(PolicyRegistry, NamesUnknownPoliciesAndParameters) {
+  const Topology t = two_sites(100);
+  EXPECT_EQ(make_policy("static", {{"instances", "3"}}, t)->decide(Observation{}, Forecast{}).total_instances(), 3);
+  try {
+    make_policy("threshold", {{"targett", "0.5"}}, t);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown parameter 'targett'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_policy("drl", {}, t), std::invalid_argument);
+  EXPECT_THROW(make_policy("threshold", {{"target", "high"}}, t), std::invalid_argument);
+}
+
+// --- Calibration -------------------------------------------------------------------
+
+TEST(Calibration, OverridesServiceRatesAndLinkDelays) {
+  Topology t = two_sites(1000);
+  const auto applied = apply_calibration(parse_calibration(R"(measured: bench on this machine
+vnf_rates:
+  - {vnf: fw, service_rate_pps: 2500}
+link_delays:
+  - {from: B, to: A, delay_ms: 12.5}
+)", "cal.yaml"), t);
+  EXPECT_EQ(applied.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.vnf_types[0].service_rate_pps, 2500);
+  EXPECT_DOUBLE_EQ(t.links[0].delay_ms, 12.5);
+  EXPECT_TRUE(t.links[0].delay_given);
+}
+
+TEST(Calibration, ErrorsNameTheFileLineAndField) {
+  Topology t = two_sites(1000);
+  try {
+    apply_calibration(parse_calibration("vnf_rates:\n  - {vnf: fw, service_rate_pps: 1}\n  - {vnf: nat, service_rate_pps: 5}\n",
+                                        "cal.yaml"),
+                      t);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cal.yaml:3: vnf_rates[1].vnf"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no 'nat'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_calibration("vnf_rate: []\n", "cal.yaml"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace nfv
