@@ -8,5 +8,6 @@ OUT="$(mktemp -d /tmp/nfv-bench-XXXXXX)"
 echo
 "$BUILD/bench/control_plane" "$BUILD/dataplane/nfv-pod" "$SECONDS_PER_RUN" "$OUT"
 echo
-NFV_SHARED_DATA="${NFV_SHARED_DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}" "$BUILD/bench/sim_steps"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+(cd "$ROOT" && NFV_SHARED_DATA="${NFV_SHARED_DATA:-$ROOT/../shared/data}" "$BUILD/bench/sim_steps")
 echo "(work files in $OUT)"

@@ -246,7 +246,13 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
   }
 }
 
-void Worker::enqueue_instance(int hop, const Instance& instance, rte_mbuf** pkts, uint16_t n) {
+void Worker::enqueue_instance(int hop, Instance& instance, rte_mbuf** pkts, uint16_t n) {
+  // Our own instance, nothing queued ahead and no rate to enforce: serve the
+  // burst now rather than through the queue (same order, fewer cycles).
+  if (instance.owner == index_ && instance.bucket.unlimited() && rte_ring_count(instance.queue) == 0) {
+    counters_.hops[hop].steered += n;
+    return serve(hop, instance, pkts, n);
+  }
   const unsigned queued = rte_ring_enqueue_burst(instance.queue, reinterpret_cast<void**>(pkts), n, nullptr);
   counters_.hops[hop].steered += queued;
   if (queued == n) return;
@@ -281,8 +287,7 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
   }
 }
 
-// Runs one instance on what its token bucket allows, then moves the
-// survivors on along the chain.
+// Runs one instance on what its token bucket allows from its queue.
 uint16_t Worker::run_instance(int hop, Instance& instance) {
   const unsigned waiting = rte_ring_count(instance.queue);
   instance.counters.queue_depth = waiting;
@@ -290,9 +295,15 @@ uint16_t Worker::run_instance(int hop, Instance& instance) {
   const uint32_t allowed = instance.bucket.available(now_tsc_, std::min<unsigned>(waiting, kMaxVnfBurst));
   if (allowed == 0) return 0;
   rte_mbuf* burst[kMaxVnfBurst];
-  rte_mbuf* dropped[kMaxVnfBurst];
   const uint16_t n = static_cast<uint16_t>(rte_ring_dequeue_burst(instance.queue, reinterpret_cast<void**>(burst), allowed, nullptr));
   instance.bucket.consume(n);
+  serve(hop, instance, burst, n);
+  return n;
+}
+
+// The VNF processes the burst; the survivors move on along the chain.
+void Worker::serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n) {
+  rte_mbuf* dropped[kMaxVnfBurst];
   const uint64_t start = rte_rdtsc();
   uint16_t n_dropped = 0;
   const uint16_t kept = instance.vnf->process(burst, n, dropped, &n_dropped);
@@ -303,7 +314,6 @@ uint16_t Worker::run_instance(int hop, Instance& instance) {
   for (uint16_t i = 0; i < n_dropped; ++i) drop(dropped[i], DropReason::vnf);
   const HopPlace& place = hop_places_[hop];
   advance(place.chain, place.stage + 1, place.site, burst, kept);
-  return n;
 }
 
 // Runs this worker's instances in chain and hop order, so a packet can cross

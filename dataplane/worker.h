@@ -60,7 +60,8 @@ class Worker {
   void ingest_nsh(rte_mbuf* m);
   void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n);
   void steer(int hop, rte_mbuf** pkts, uint16_t n);
-  void enqueue_instance(int hop, const Instance& instance, rte_mbuf** pkts, uint16_t n);
+  void enqueue_instance(int hop, Instance& instance, rte_mbuf** pkts, uint16_t n);
+  void serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n);
   bool run_instances();
   uint16_t run_instance(int hop, Instance& instance);
   [[gnu::always_inline]] inline void send_to_port(int port, rte_mbuf* m);
