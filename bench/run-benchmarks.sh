@@ -6,6 +6,8 @@ SECONDS_PER_RUN="${2:-5}"
 OUT="$(mktemp -d /tmp/nfv-bench-XXXXXX)"
 "$BUILD/bench/pod_throughput" "$BUILD/dataplane/nfv-pod" "$SECONDS_PER_RUN" "$OUT"
 echo
+"$BUILD/bench/replay_rate" "$BUILD/traces/replay/nfv-replay" "$SECONDS_PER_RUN" "$OUT"
+echo
 "$BUILD/bench/control_plane" "$BUILD/dataplane/nfv-pod" "$SECONDS_PER_RUN" "$OUT"
 echo
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

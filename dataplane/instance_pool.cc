@@ -15,13 +15,13 @@ std::atomic<uint32_t> g_next_instance_id{1};
 
 }  // namespace
 
-InstancePool::InstancePool(std::string name, const HopInfo& hop, int workers, uint64_t tsc_hz)
-    : name_(std::move(name)), hop_(hop), workers_(workers), tsc_hz_(tsc_hz) {
+InstancePool::InstancePool(std::string name, const HopInfo& hop, int site, uint32_t instances, int workers, uint64_t tsc_hz)
+    : name_(std::move(name)), hop_(hop), site_(site), workers_(workers), tsc_hz_(tsc_hz) {
   for (auto& s : slots_) s = std::make_unique<Instance>();
   // Whether the VNF type keeps flow state decides whether flows need pinning.
   view_.stateful = VnfRegistry::instance().create(hop.vnf)->stateful();
   std::string error;
-  if (!scale_to(static_cast<int>(hop.instances), 0, &error)) throw std::runtime_error(name_ + ": " + error);
+  if (!scale_to(static_cast<int>(instances), 0, &error)) throw std::runtime_error(name_ + ": " + error);
 }
 
 InstancePool::~InstancePool() {
@@ -63,8 +63,8 @@ void InstancePool::start_instance(int slot) {
 }
 
 bool InstancePool::scale_to(int n, uint64_t now_tsc, std::string* error) {
-  if (n < 1 || n > static_cast<int>(hop_.max_instances)) {
-    *error = "instances must be in [1, " + std::to_string(hop_.max_instances) + "], got " + std::to_string(n);
+  if (n < 0 || n > static_cast<int>(hop_.max_instances)) {
+    *error = "instances must be in [0, " + std::to_string(hop_.max_instances) + "], got " + std::to_string(n);
     return false;
   }
   // Scale out: reuse draining instances first (their flows never left),
@@ -122,6 +122,10 @@ void InstancePool::rebuild_maglev() {
       backends.push_back({slots_[s]->id, 1});
       slot_of.push_back(static_cast<uint16_t>(s));
     }
+  if (backends.empty()) {
+    view_.maglev.clear();  // no active instance: the placement gets no flows
+    return;
+  }
   view_.maglev = build_maglev_table(backends);
   for (auto& entry : view_.maglev) entry = slot_of[entry];
 }

@@ -63,13 +63,16 @@ struct PoolTotals {  // counters of instances that have been freed
 
 class InstancePool {
  public:
-  InstancePool(std::string name, const HopInfo& hop, int workers, uint64_t tsc_hz);
+  // A pool of `hop` at `site` (one of the hop's placements), starting with
+  // `instances` (0 is allowed for a placement that gets no flows yet).
+  InstancePool(std::string name, const HopInfo& hop, int site, uint32_t instances, int workers, uint64_t tsc_hz);
   ~InstancePool();
   InstancePool(const InstancePool&) = delete;
   InstancePool& operator=(const InstancePool&) = delete;
 
   const std::string& name() const { return name_; }
   const HopInfo& hop() const { return hop_; }
+  int site() const { return site_; }
   Instance& slot(int i) { return *slots_[i]; }
   const Instance& slot(int i) const { return *slots_[i]; }
   InstanceState state(int i) const { return view_.state[i]; }
@@ -79,7 +82,8 @@ class InstancePool {
 
   // Makes `n` instances active: starts new ones in free slots, or marks the
   // newest active ones as draining (no new flows; existing flows stay).
-  // Returns false, with the reason in *error, when n is out of range.
+  // Returns false, with the reason in *error, when n is out of range
+  // (0 is allowed: the placement then must get no new flows).
   bool scale_to(int n, uint64_t now_tsc, std::string* error);
   // Drains one active instance by id (never the last active one).
   bool drain_instance(uint32_t id, uint64_t now_tsc, std::string* error);
@@ -104,6 +108,7 @@ class InstancePool {
 
   std::string name_;
   HopInfo hop_;
+  int site_;
   int workers_;
   uint64_t tsc_hz_;
   std::array<std::unique_ptr<Instance>, kMaxInstancesPerPool> slots_;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 #include <thread>
 
@@ -20,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "chain_meta.h"
+#include "maglev.h"
 #include "control_server.h"
 #include "metrics_endpoint.h"
 #include "prometheus_text.h"
@@ -174,18 +176,24 @@ void Pod::start() {
                  port.devargs.empty() ? "" : " ", port.devargs, pod.ports[p].port_id, layout.sites[port.site].name);
   }
 
-  // One instance pool per hop this pod runs; workers see them via snapshots.
-  pod.pools.resize(pod.hop_total);
+  // One instance pool per hop placement this pod runs; workers see them via
+  // snapshots. Pools of a hop's placements are consecutive.
+  pod.pools.resize(pod.pool_total);
   for (std::size_t c = 0; c < layout.chains.size(); ++c)
     for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
       const HopInfo& hop = layout.chains[c].hops[h];
-      if (!layout.sites[hop.site].hosted) continue;
-      const std::string name = layout.chains[c].name + "/" + std::to_string(h + 1) + "/" + hop.vnf;
-      try {
-        pod.pools[pod.hop_base[c] + h] = std::make_unique<InstancePool>(name, hop, pod.worker_count, pod.clock.hz());
-      } catch (const VnfConfigError& e) {
-        throw std::runtime_error("invalid config: chains[" + std::to_string(c) + "].hops[" + std::to_string(h) +
-                                 "].params." + e.field() + ": " + e.what());
+      const int flat = pod.hop_base[c] + static_cast<int>(h);
+      split_shares_.push_back(hop.split);
+      for (std::size_t k = 0; k < hop.sites.size(); ++k) {
+        if (!layout.sites[hop.sites[k]].hosted) continue;
+        const std::string name = layout.chains[c].name + "/" + std::to_string(h + 1) + "/" + hop.vnf + "@" + layout.sites[hop.sites[k]].name;
+        try {
+          pod.pools[pod.pool_base[flat] + k] =
+              std::make_unique<InstancePool>(name, hop, hop.sites[k], hop.site_instances[k], pod.worker_count, pod.clock.hz());
+        } catch (const VnfConfigError& e) {
+          throw std::runtime_error("invalid config: chains[" + std::to_string(c) + "].hops[" + std::to_string(h) +
+                                   "].params." + e.field() + ": " + e.what());
+        }
       }
     }
   const std::size_t rcu_size = rte_rcu_qsbr_get_memsize(static_cast<uint32_t>(worker_lcores_.size()));
@@ -212,13 +220,35 @@ void Pod::start() {
   for (const auto& name : down) spdlog::warn("port {} link still down after {} ms; forwarding anyway", name, layout.link_wait_ms);
 }
 
+static SiteSplit build_site_split(const std::vector<double>& shares) {
+  SiteSplit split;
+  std::vector<MaglevBackend> backends;
+  std::vector<uint16_t> placement_of;
+  for (std::size_t k = 0; k < shares.size(); ++k)
+    if (shares[k] > 0) {
+      // Stable keys (the placement's position) keep flows in place when
+      // only the weights change.
+      backends.push_back({k + 1, static_cast<uint32_t>(std::max(1.0, std::round(shares[k] * 10000)))});
+      placement_of.push_back(static_cast<uint16_t>(k));
+    }
+  if (placement_of.size() <= 1) {
+    split.only = placement_of.empty() ? 0 : placement_of[0];
+    return split;
+  }
+  split.multi = true;
+  split.table = build_maglev_table(backends);
+  for (auto& entry : split.table) entry = placement_of[entry];
+  return split;
+}
+
 void Pod::publish_snapshot() {
   PodRuntime& pod = *runtime_;
   auto* next = new RoutingSnapshot;
   next->version = ++snapshot_version_;
   next->pools.resize(pod.pools.size());
-  for (std::size_t h = 0; h < pod.pools.size(); ++h)
-    if (pod.pools[h]) next->pools[h] = pod.pools[h]->view();
+  for (std::size_t p = 0; p < pod.pools.size(); ++p)
+    if (pod.pools[p]) next->pools[p] = pod.pools[p]->view();
+  for (const auto& shares : split_shares_) next->splits.push_back(build_site_split(shares));
   for (const auto& params : link_params_)
     next->links.push_back(LinkSettings::from(params, pod.clock.hz(), 1.0 / pod.worker_count));
   const RoutingSnapshot* old = pod.snapshot.exchange(next, std::memory_order_acq_rel);
@@ -238,7 +268,7 @@ std::string Pod::scale_now(const std::string& chain_name, int hop, int instances
   if (chain == kNoIndex) return "no chain named '" + chain_name + "'";
   const int hops = static_cast<int>(pod.layout.chains[chain].hops.size());
   if (hop < 1 || hop > hops) return "chain " + chain_name + " has hops 1.." + std::to_string(hops) + ", not " + std::to_string(hop);
-  InstancePool* pool = pod.pools[pod.hop_base[chain] + hop - 1].get();
+  InstancePool* pool = pod.pools[pod.pool_base[pod.hop_base[chain] + hop - 1]].get();
   if (!pool) return "hop " + std::to_string(hop) + " of " + chain_name + " runs at a site of another pod";
   std::string error;
   try {

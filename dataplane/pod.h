@@ -69,7 +69,9 @@ class Pod {
   std::string apply_plan(const nfv::control::ApplyPlanRequest& plan);
   std::string set_link(const nfv::control::SetLinkRequest& request);
   std::string drain(const nfv::control::DrainRequest& request);
-  InstancePool* find_pool(const std::string& chain, uint32_t hop, std::string* error) const;
+  int find_hop(const std::string& chain, uint32_t hop, std::string* error) const;
+  // The pool of a hop at a site (empty site: the hop's first placement).
+  InstancePool* find_pool(const std::string& chain, uint32_t hop, const std::string& site, std::string* error) const;
   void start_endpoints();
   void wait_for_work(std::chrono::milliseconds period);
   void publish_snapshot();
@@ -91,6 +93,7 @@ class Pod {
   uint64_t snapshot_version_ = 0;
   uint64_t removed_with_instances_ = 0;  // mbufs found in the queue of a freed instance
   std::vector<WanLinkParams> link_params_;  // in force; changed by set_link
+  std::vector<std::vector<double>> split_shares_;  // by flat hop: share per placement, changed by plans
   std::unique_ptr<Endpoints> endpoints_;
   std::mutex commands_mutex_;            // control path only, never taken by workers
   std::vector<std::function<void()>> commands_;

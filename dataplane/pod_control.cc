@@ -9,21 +9,39 @@
 
 namespace nfv {
 
-InstancePool* Pod::find_pool(const std::string& chain_name, uint32_t hop, std::string* error) const {
-  const PodRuntime& pod = *runtime_;
-  for (std::size_t c = 0; c < pod.layout.chains.size(); ++c) {
-    if (pod.layout.chains[c].name != chain_name) continue;
-    const uint32_t hops = static_cast<uint32_t>(pod.layout.chains[c].hops.size());
-    if (hop < 1 || hop > hops) {
-      *error = "chain " + chain_name + " has hops 1.." + std::to_string(hops) + ", not " + std::to_string(hop);
-      return nullptr;
-    }
-    InstancePool* pool = pod.pools[pod.hop_base[c] + hop - 1].get();
-    if (!pool) *error = "hop " + std::to_string(hop) + " of " + chain_name + " runs at a site of another pod";
-    return pool;
+// The chain's index for a valid (chain, hop), else kNoIndex with the reason.
+int Pod::find_hop(const std::string& chain_name, uint32_t hop, std::string* error) const {
+  const PodLayout& layout = runtime_->layout;
+  for (std::size_t c = 0; c < layout.chains.size(); ++c) {
+    if (layout.chains[c].name != chain_name) continue;
+    const uint32_t hops = static_cast<uint32_t>(layout.chains[c].hops.size());
+    if (hop >= 1 && hop <= hops) return static_cast<int>(c);
+    *error = "chain " + chain_name + " has hops 1.." + std::to_string(hops) + ", not " + std::to_string(hop);
+    return kNoIndex;
   }
   *error = "no chain named '" + chain_name + "'";
-  return nullptr;
+  return kNoIndex;
+}
+
+InstancePool* Pod::find_pool(const std::string& chain_name, uint32_t hop, const std::string& site, std::string* error) const {
+  const PodRuntime& pod = *runtime_;
+  const int c = find_hop(chain_name, hop, error);
+  if (c == kNoIndex) return nullptr;
+  const HopInfo& info = pod.layout.chains[c].hops[hop - 1];
+  std::size_t k = 0;
+  if (!site.empty()) {
+    while (k < info.sites.size() && pod.layout.sites[info.sites[k]].name != site) ++k;
+    if (k == info.sites.size()) {
+      std::string placed;
+      for (int s : info.sites) placed += (placed.empty() ? "" : ", ") + pod.layout.sites[s].name;
+      *error = chain_name + " hop " + std::to_string(hop) + " runs at " + placed + ", not " + site;
+      return nullptr;
+    }
+  }
+  InstancePool* pool = pod.pools[pod.pool_base[pod.hop_base[c] + hop - 1] + k].get();
+  if (!pool)
+    *error = "hop " + std::to_string(hop) + " of " + chain_name + " at " + pod.layout.sites[info.sites[k]].name + " runs in another pod";
+  return pool;
 }
 
 nfv::control::Status Pod::status() const {
@@ -66,38 +84,78 @@ nfv::control::Status Pod::status() const {
       hs->set_site(layout.sites[chain.hops[h].site].name);
       hs->set_max_instances(chain.hops[h].max_instances);
       hs->set_service_rate_pps(chain.hops[h].service_rate_pps);
-      if (const InstancePool* pool = pod.pools[pod.hop_base[c] + h].get()) {
-        hs->set_active_instances(static_cast<uint32_t>(pool->active()));
-        hs->set_draining_instances(static_cast<uint32_t>(pool->draining()));
+      const int flat = pod.hop_base[c] + static_cast<int>(h);
+      for (std::size_t k = 0; k < chain.hops[h].sites.size(); ++k) {
+        auto* ps = hs->add_placements();
+        ps->set_site(layout.sites[chain.hops[h].sites[k]].name);
+        ps->set_share(split_shares_[flat][k]);
+        if (const InstancePool* pool = pod.pools[pod.pool_base[flat] + k].get()) {
+          ps->set_here(true);
+          ps->set_active_instances(static_cast<uint32_t>(pool->active()));
+          ps->set_draining_instances(static_cast<uint32_t>(pool->draining()));
+          hs->set_active_instances(hs->active_instances() + ps->active_instances());
+          hs->set_draining_instances(hs->draining_instances() + ps->draining_instances());
+        }
       }
     }
   }
   return out;
 }
 
-// All or nothing: every entry is checked before any pool changes.
+// All or nothing: every entry is checked before any pool or split changes,
+// and a placement that gets a share must have an instance once applied.
 std::string Pod::apply_plan(const nfv::control::ApplyPlanRequest& plan) {
-  const PodLayout& layout = runtime_->layout;
+  const PodRuntime& pod = *runtime_;
+  const PodLayout& layout = pod.layout;
   std::vector<std::pair<InstancePool*, int>> changes;
   for (int i = 0; i < plan.hops_size(); ++i) {
     const auto& entry = plan.hops(i);
     const std::string where = "hops[" + std::to_string(i) + "]: ";
     std::string error;
-    InstancePool* pool = find_pool(entry.chain(), entry.hop(), &error);
+    InstancePool* pool = find_pool(entry.chain(), entry.hop(), entry.site(), &error);
     if (!pool) return where + error;
-    if (!entry.site().empty() && layout.sites[pool->hop().site].name != entry.site())
-      return where + entry.chain() + " hop " + std::to_string(entry.hop()) + " runs at " + layout.sites[pool->hop().site].name +
-             ", not " + entry.site();
-    if (entry.instances() < 1 || entry.instances() > pool->hop().max_instances)
-      return where + "instances must be in [1, " + std::to_string(pool->hop().max_instances) + "], got " +
+    if (entry.instances() > pool->hop().max_instances)
+      return where + "instances must be in [0, " + std::to_string(pool->hop().max_instances) + "], got " +
              std::to_string(entry.instances());
     changes.emplace_back(pool, static_cast<int>(entry.instances()));
   }
+  auto shares = split_shares_;
+  for (int i = 0; i < plan.splits_size(); ++i) {
+    const auto& split = plan.splits(i);
+    const std::string where = "splits[" + std::to_string(i) + "]: ";
+    std::string error;
+    const int chain = find_hop(split.chain(), split.hop(), &error);
+    if (chain == kNoIndex) return where + error;
+    const HopInfo& hop = layout.chains[chain].hops[split.hop() - 1];
+    std::vector<double> next(hop.sites.size(), 0.0);
+    double total = 0;
+    for (const auto& share : split.shares()) {
+      const auto at = std::find_if(hop.sites.begin(), hop.sites.end(), [&](int s) { return layout.sites[s].name == share.site(); });
+      if (at == hop.sites.end()) return where + split.chain() + " hop " + std::to_string(split.hop()) + " has no placement at " + share.site();
+      if (!(share.share() >= 0)) return where + "shares must be >= 0";
+      next[at - hop.sites.begin()] = share.share();
+      total += share.share();
+    }
+    if (total <= 0) return where + "at least one share must be > 0";
+    for (auto& v : next) v /= total;
+    shares[pod.hop_base[chain] + split.hop() - 1] = next;
+  }
+  // Every placement this pod runs that gets flows needs an instance after the plan.
+  for (std::size_t flat = 0; flat < shares.size(); ++flat)
+    for (std::size_t k = 0; k < shares[flat].size(); ++k) {
+      InstancePool* pool = pod.pools[pod.pool_base[flat] + k].get();
+      if (!pool || shares[flat][k] <= 0) continue;
+      int instances = pool->active();
+      for (const auto& [changed, n] : changes)
+        if (changed == pool) instances = n;
+      if (instances == 0) return pool->name() + " gets a share of the flows but would have no instance";
+    }
   const uint64_t now = rte_rdtsc();
   for (auto& [pool, instances] : changes) {
     std::string error;
     if (!pool->scale_to(instances, now, &error)) return error;  // ranges were checked: only a failing VNF init lands here
   }
+  split_shares_ = shares;
   publish_snapshot();
   for (auto& [pool, instances] : changes) spdlog::info("plan: {} -> {} active, {} draining", pool->name(), pool->active(), pool->draining());
   return "";
@@ -124,12 +182,22 @@ std::string Pod::set_link(const nfv::control::SetLinkRequest& request) {
 }
 
 std::string Pod::drain(const nfv::control::DrainRequest& request) {
+  const PodRuntime& pod = *runtime_;
   std::string error;
-  InstancePool* pool = find_pool(request.chain(), request.hop(), &error);
-  if (!pool) return error;
-  if (!pool->drain_instance(request.instance_id(), rte_rdtsc(), &error)) return error;
-  publish_snapshot();
-  return "";
+  const int chain = find_hop(request.chain(), request.hop(), &error);
+  if (chain == kNoIndex) return error;
+  const int flat = pod.hop_base[chain] + static_cast<int>(request.hop()) - 1;
+  for (std::size_t k = 0; k < pod.layout.chains[chain].hops[request.hop() - 1].sites.size(); ++k) {
+    InstancePool* pool = pod.pools[pod.pool_base[flat] + k].get();
+    if (!pool) continue;
+    for (int s = 0; s < kMaxInstancesPerPool; ++s)
+      if (pool->state(s) == InstanceState::kActive && pool->slot(s).id == request.instance_id()) {
+        if (!pool->drain_instance(request.instance_id(), rte_rdtsc(), &error)) return error;
+        publish_snapshot();
+        return "";
+      }
+  }
+  return "no active instance " + std::to_string(request.instance_id()) + " in " + request.chain() + " hop " + std::to_string(request.hop());
 }
 
 nfv::control::Response Pod::handle_request(const nfv::control::Request& request) {

@@ -166,6 +166,8 @@ void describe_device(const nfv::config::Port& port, int index, const std::string
       // Filesystem sockets (not abstract) work across network namespaces.
       args = "role=" + port.memif_role() + ",socket=" + port.memif_socket() + ",socket-abstract=no,id=" +
              std::to_string(port.memif_id());
+      info.memif_socket = port.memif_socket();
+      info.memif_client = port.memif_role() == "client";
       break;
     case PortDriver::DRIVER_PCAP:
       info.driver = PortDriverKind::kPcap;
@@ -331,6 +333,35 @@ CompiledRule compile_rule(const nfv::config::MatchRule& rule, const std::string&
   return out;
 }
 
+void build_placements(const PodLayout& layout, const nfv::config::Hop& hop, HopInfo& info, const std::string& field) {
+  if (hop.placements().empty()) {
+    info.site = require_site(layout, hop.site(), field + ".site");
+    info.sites = {info.site};
+    info.split = {1.0};
+    info.site_instances = {info.instances};
+    return;
+  }
+  if (!hop.site().empty()) throw ConfigError(field + ".site", "either site or placements, not both");
+  if (hop.placements_size() > kMaxPlacements) throw ConfigError(field + ".placements", "at most " + std::to_string(kMaxPlacements) + " placements");
+  double total = 0;
+  for (int i = 0; i < hop.placements_size(); ++i) {
+    const auto& p = hop.placements(i);
+    const std::string pf = at(field + ".placements", i);
+    const int site = require_site(layout, p.site(), pf + ".site");
+    if (std::count(info.sites.begin(), info.sites.end(), site)) throw ConfigError(pf + ".site", "each site once per hop");
+    if (p.weight() < 0) throw ConfigError(pf + ".weight", "a weight >= 0");
+    if (p.weight() > 0 && p.instances() == 0) throw ConfigError(pf + ".instances", "at least 1 instance where the weight is > 0");
+    if (p.instances() > info.max_instances) throw ConfigError(pf + ".instances", "at most max_instances");
+    info.sites.push_back(site);
+    info.split.push_back(p.weight());
+    info.site_instances.push_back(p.instances());
+    total += p.weight();
+  }
+  if (total <= 0) throw ConfigError(field + ".placements", "at least one placement with weight > 0");
+  for (auto& share : info.split) share /= total;
+  info.site = info.sites[0];
+}
+
 void build_pool_settings(const nfv::config::Hop& hop, HopInfo& info, const std::string& field) {
   if (hop.max_instances()) {
     if (hop.max_instances() > kMaxInstancesPerPool)
@@ -350,19 +381,22 @@ void build_pool_settings(const nfv::config::Hop& hop, HopInfo& info, const std::
   if (hop.drain_timeout_ms()) info.drain_timeout_ms = hop.drain_timeout_ms();
 }
 
-// Every move between two sites of a chain needs a link this pod can use.
+// Every move between two sites of a chain (any placement of one stage to
+// any placement of the next) needs a link this pod can use.
 void check_route(const PodLayout& layout, const ChainInfo& chain, const std::string& field) {
   for (int s = 0; s + 1 < chain.stage_count(); ++s) {
-    const int a = chain.stage_site[s], b = chain.stage_site[s + 1];
-    if (a == b || !layout.sites[a].hosted) continue;
-    const int link = layout.link_between(a, b);
     const std::string hop_field = s < static_cast<int>(chain.hops.size()) ? at(field + ".hops", s) + ".site" : field + ".egress_site";
-    if (link == kNoIndex)
-      throw ConfigError(hop_field, "a site reachable from " + layout.sites[a].name + ": add a link " +
-                                       layout.sites[a].name + "->" + layout.sites[b].name + " to `links`");
-    if (!layout.sites[b].hosted && layout.links[link].port == kNoIndex)
-      throw ConfigError(hop_field, "a port at " + layout.sites[a].name + " with " + layout.sites[b].name +
-                                       " in its peer_sites (the inter-pod link to that site)");
+    for (int a : chain.stage_sites(s))
+      for (int b : chain.stage_sites(s + 1)) {
+        if (a == b || !layout.sites[a].hosted) continue;
+        const int link = layout.link_between(a, b);
+        if (link == kNoIndex)
+          throw ConfigError(hop_field, "a site reachable from " + layout.sites[a].name + ": add a link " +
+                                           layout.sites[a].name + "->" + layout.sites[b].name + " to `links`");
+        if (!layout.sites[b].hosted && layout.links[link].port == kNoIndex)
+          throw ConfigError(hop_field, "a port at " + layout.sites[a].name + " with " + layout.sites[b].name +
+                                           " in its peer_sites (the inter-pod link to that site)");
+      }
   }
 }
 
@@ -389,8 +423,11 @@ void build_chains(const PodConfig& config, PodLayout& layout) {
         for (const auto& [name, description] : VnfRegistry::instance().list()) known += (known.empty() ? "" : ", ") + name;
         throw ConfigError(hop_field + ".vnf", "a registered VNF type (" + known + "), got '" + hop.vnf() + "'");
       }
-      HopInfo info{hop.vnf(), require_site(layout, hop.site(), hop_field + ".site"), {hop.params().begin(), hop.params().end()}};
+      HopInfo info;
+      info.vnf = hop.vnf();
+      info.params = {hop.params().begin(), hop.params().end()};
       build_pool_settings(hop, info, hop_field);
+      build_placements(layout, hop, info, hop_field);
       chain.stage_site.push_back(info.site);
       chain.hops.push_back(std::move(info));
     }

@@ -53,6 +53,8 @@ struct PortInfo {
   PortDriverKind driver = PortDriverKind::kNull;
   std::string vdev_name;     // "net_memif0"; empty for PCI
   std::string devargs;       // "role=server,socket=...", or the PCI address
+  std::string memif_socket;  // memif only: the socket path
+  bool memif_client = false;
   int site = 0;
   std::vector<int> peer_sites;
   bool default_pass = false;
@@ -74,10 +76,14 @@ struct CompiledRule {
 };
 
 inline constexpr int kMaxInstancesPerPool = 64;
+inline constexpr int kMaxPlacements = 16;  // sites one hop may be split over
 
 struct HopInfo {
   std::string vnf;
-  int site = 0;
+  int site = 0;                 // the first placement's site
+  std::vector<int> sites;       // every site the hop may run at (sites[0] == site)
+  std::vector<double> split;    // share of flows per site, sums to 1
+  std::vector<uint32_t> site_instances;  // instances per site at start
   std::map<std::string, std::string> params;
   uint32_t instances = 1;
   uint32_t max_instances = kMaxInstancesPerPool;
@@ -100,6 +106,10 @@ struct ChainInfo {
   std::vector<int> ingress_ports;  // ports whose rx may enter this chain
 
   int stage_count() const { return static_cast<int>(stage_site.size()); }
+  // Sites that may run `stage` (its hop's placements, or the stage's one site).
+  std::vector<int> stage_sites(int stage) const {
+    return stage >= 1 && stage <= static_cast<int>(hops.size()) ? hops[stage - 1].sites : std::vector<int>{stage_site[stage]};
+  }
   int egress_stage() const { return stage_count() - 1; }
   // NSH service index for a packet whose next stage is `stage`: the stages
   // still ahead, so it is 1 (never 0) on the way to the egress site.

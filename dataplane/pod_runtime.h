@@ -56,6 +56,10 @@ struct PodRuntime {
       route.hop_base = static_cast<uint32_t>(hop_total);
       route.spi = chain.spi;
       hop_total += static_cast<int>(chain.hops.size());
+      for (const auto& hop : chain.hops) {
+        pool_base.push_back(pool_total);
+        pool_total += static_cast<int>(hop.sites.size());
+      }
     }
   }
 
@@ -67,12 +71,14 @@ struct PodRuntime {
   std::unordered_map<uint32_t, int> chain_of_spi;
   std::vector<int> hop_base;  // chain -> index of its first hop in a flat list
   std::vector<ChainRoute> routes;
+  std::vector<int> pool_base;  // flat hop -> index of its first placement's pool
+  int pool_total = 0;
   int hop_total = 0;
   int worker_count = 1;
   std::atomic<RunState> state{RunState::kForwarding};
   std::atomic<int> workers_running{0};
 
-  // Instance pools by flat hop index (null for hops at other pods' sites);
+  // Instance pools by pool index (null for placements at other pods' sites);
   // control thread only. Workers use them through `snapshot`.
   std::vector<std::unique_ptr<InstancePool>> pools;
   std::atomic<const RoutingSnapshot*> snapshot{nullptr};

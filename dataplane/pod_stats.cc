@@ -118,11 +118,12 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
     ls->set_p50_us(static_cast<double>(latency.percentile(0.50)) / 1e3);
     ls->set_p95_us(static_cast<double>(latency.percentile(0.95)) / 1e3);
     ls->set_p99_us(static_cast<double>(latency.percentile(0.99)) / 1e3);
-    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
-      const int hop = pod.hop_base[c] + static_cast<int>(h);
-      const InstancePool* pool = pod.pools.empty() ? nullptr : pod.pools[hop].get();
-      if (!pool) continue;
-      add_hop_stats(*out.add_hops(), *pool, hop, layout.sites[pool->hop().site].name, workers);
+    for (std::size_t h = 0; h < layout.chains[c].hops.size() && !pod.pools.empty(); ++h) {
+      const int first = pod.pool_base[pod.hop_base[c] + h];
+      for (std::size_t k = 0; k < layout.chains[c].hops[h].sites.size(); ++k) {
+        const InstancePool* pool = pod.pools[first + k].get();
+        if (pool) add_hop_stats(*out.add_hops(), *pool, first + static_cast<int>(k), layout.sites[pool->site()].name, workers);
+      }
     }
   }
   for (std::size_t l = 0; l < layout.links.size(); ++l) {

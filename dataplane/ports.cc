@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
 #include <rte_bus_vdev.h>
 #include <rte_dev.h>
 #include <rte_errno.h>
@@ -56,9 +58,13 @@ void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_
     rc = rte_eth_tx_queue_setup(port_id, q, tx_desc, socket, nullptr);
     if (rc != 0) throw std::runtime_error("port '" + port.name + "': tx queue setup failed (" + errno_text(rc) + ")");
   }
-  // A memif client cannot start before its server has created the socket;
-  // pods start in any order, so keep trying for a while.
+  // A memif client cannot start before its server has created the socket,
+  // and a failed first connect can leave the driver unable to finish the
+  // handshake later: pods start in any order, so wait for the socket file.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(peer_wait_ms);
+  if (port.driver == PortDriverKind::kMemif && !port.memif_socket.empty() && port.memif_client)
+    while (access(port.memif_socket.c_str(), F_OK) != 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
   while ((rc = rte_eth_dev_start(port_id)) != 0 && port.driver == PortDriverKind::kMemif &&
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -24,6 +24,7 @@ constexpr uint64_t kMinSleepNs = 20'000;
 constexpr uint64_t kMaxSleepNs = 200'000;
 constexpr uint64_t kDrainTimeoutNs = 5'000'000'000ull;
 constexpr int kReleaseBurstsPerLoop = 8;  // 256 packets per link per loop
+constexpr uint32_t kIdleSweepPositions = 8192;
 
 DropReason drop_reason_of(ParseStatus status) {
   switch (status) {
@@ -46,14 +47,16 @@ void Worker::prepare() {
   for (std::size_t c = 0; c < layout.chains.size(); ++c)
     for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
       const HopInfo& hop = layout.chains[c].hops[h];
-      hop_places_.push_back(HopPlace{static_cast<int>(c), static_cast<int>(h + 1), hop.site});
-      const InstancePool* pool = pod_.pools[hop_places_.size() - 1].get();
-      std::unique_ptr<FlowAffinity> pins;
-      if (pool && pool->view().stateful) {
-        const uint64_t idle_tsc = pod_.clock.hz() / 1000 * hop.flow_idle_timeout_ms;
-        pins = std::make_unique<FlowAffinity>(pool->name(), 1u << 18, idle_tsc, static_cast<int>(rte_socket_id()));
+      for (int site : hop.sites) {
+        hop_places_.push_back(HopPlace{static_cast<int>(c), static_cast<int>(h + 1), site});
+        const InstancePool* pool = pod_.pools[hop_places_.size() - 1].get();
+        std::unique_ptr<FlowAffinity> pins;
+        if (pool && pool->view().stateful) {
+          const uint64_t idle_tsc = pod_.clock.hz() / 1000 * hop.flow_idle_timeout_ms;
+          pins = std::make_unique<FlowAffinity>(pool->name(), 1u << 18, idle_tsc, static_cast<int>(rte_socket_id()));
+        }
+        affinity_.push_back(std::move(pins));
       }
-      affinity_.push_back(std::move(pins));
     }
   tx_.resize(layout.ports.size());
   const std::size_t sites = layout.sites.size();
@@ -199,34 +202,68 @@ void Worker::ingest_nsh(rte_mbuf* m) {
   const ChainRoute& route = pod_.routes[it->second];
   const int stage = route.stage_count - nsh.si;
   if (nsh.si == 0 || stage < 1 || stage > route.egress_stage) return drop(m, DropReason::nsh_bad_index);
-  if (nsh.dst_site >= layout.sites.size() || !layout.sites[nsh.dst_site].hosted || route.stage_site[stage] != nsh.dst_site)
+  if (nsh.dst_site >= layout.sites.size() || !layout.sites[nsh.dst_site].hosted) return drop(m, DropReason::nsh_wrong_site);
+  const auto candidates = layout.chains[it->second].stage_sites(stage);
+  if (std::find(candidates.begin(), candidates.end(), nsh.dst_site) == candidates.end())
     return drop(m, DropReason::nsh_wrong_site);
   chain_meta(m) = ChainMeta{nsh.ingress_ns, nsh.flow_hash, static_cast<uint16_t>(it->second), nsh.dst_site,
                             static_cast<uint8_t>(stage)};
-  advance(it->second, stage, nsh.dst_site, &m, 1);
+  advance(it->second, stage, nsh.dst_site, &m, 1, /*site_chosen=*/true);
 }
 
 // Moves packets of one chain, all at `site` and due for `stage`, one step:
-// into that hop's burst, out of the egress port, or onto the WAN link
-// towards the stage's site. Same-site moves are whole-burst copies; only a
-// packet that leaves for a WAN link has its metadata rewritten.
-void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n) {
+// into that hop's instances at this site, out of the egress port, or onto
+// the WAN link towards the site that runs the stage. A hop placed at several
+// sites picks one per flow from the snapshot's split, unless the packet has
+// just arrived at the site chosen for it (`site_chosen`).
+void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n, bool site_chosen) {
   if (n == 0) return;
   const ChainRoute& route = pod_.routes[chain];
-  const int target = route.stage_site[stage];
-  if (target == site) {
-    if (stage < route.egress_stage) return steer(static_cast<int>(route.hop_base) + stage - 1, pkts, n);
-    ChainCounters& cc = counters_.chains[chain];
-    cc.out_packets += n;
-    uint64_t bytes = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      bytes += rte_pktmbuf_pkt_len(pkts[i]);
-      const uint64_t ingress_ns = chain_meta(pkts[i]).ingress_ns;
-      if (now_ns_ >= ingress_ns) cc.latency.record(now_ns_ - ingress_ns);
+  if (stage < route.egress_stage) {
+    const int hop = static_cast<int>(route.hop_base) + stage - 1;
+    const int first_pool = pod_.pool_base[hop];
+    const std::vector<int>& sites = pod_.layout.chains[chain].hops[stage - 1].sites;
+    const SiteSplit& split = snapshot_->splits[hop];
+    if (site_chosen) {
+      const auto at = std::find(sites.begin(), sites.end(), site);
+      if (at == sites.end()) {
+        for (uint16_t i = 0; i < n; ++i) drop(pkts[i], DropReason::no_route);
+        return;
+      }
+      return steer(first_pool + static_cast<int>(at - sites.begin()), pkts, n);
     }
-    cc.out_bytes += bytes;
-    return send_burst_to_port(route.egress_port, pkts, n);
+    if (!split.multi) {
+      const int target = sites[split.only];
+      if (target == site) return steer(first_pool + split.only, pkts, n);
+      return send_over_wan(site, target, stage, pkts, n);
+    }
+    // Several placements: group by the placement each flow is split to.
+    rte_mbuf* here[kMaxPlacements][kMaxVnfBurst];
+    uint16_t count[kMaxPlacements] = {};
+    for (uint16_t i = 0; i < n; ++i) {
+      const uint16_t k = split.placement_for(chain_meta(pkts[i]).flow_hash);
+      if (sites[k] == site) here[k][count[k]++] = pkts[i];
+      else send_over_wan(site, sites[k], stage, &pkts[i], 1);
+    }
+    for (uint16_t k = 0; k < sites.size(); ++k)
+      if (count[k]) steer(first_pool + k, here[k], count[k]);
+    return;
   }
+  const int target = route.stage_site[stage];
+  if (target != site) return send_over_wan(site, target, stage, pkts, n);
+  ChainCounters& cc = counters_.chains[chain];
+  cc.out_packets += n;
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    bytes += rte_pktmbuf_pkt_len(pkts[i]);
+    const uint64_t ingress_ns = chain_meta(pkts[i]).ingress_ns;
+    if (now_ns_ >= ingress_ns) cc.latency.record(now_ns_ - ingress_ns);
+  }
+  cc.out_bytes += bytes;
+  send_burst_to_port(route.egress_port, pkts, n);
+}
+
+void Worker::send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n) {
   WanLink* link = link_matrix_[site * pod_.layout.sites.size() + target];
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
@@ -265,6 +302,11 @@ void Worker::enqueue_instance(int hop, Instance& instance, rte_mbuf** pkts, uint
 void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
   const PoolView& view = snapshot_->pools[hop];
   InstancePool& pool = *pod_.pools[hop];
+  if (view.active == 0) {
+    // A placement without instances (a plan that kept flows away from it).
+    for (uint16_t i = 0; i < n; ++i) drop(pkts[i], DropReason::no_route);
+    return;
+  }
   if (!view.stateful && view.active == 1 && view.maglev.size()) {
     // One instance and nothing to keep apart: the whole burst goes there.
     return enqueue_instance(hop, pool.slot(view.maglev[0]), pkts, n);
@@ -357,7 +399,7 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
     // Arrived at another site of this pod: continue the chain there.
     for (uint16_t i = 0; i < n; ++i) {
       const ChainMeta& meta = chain_meta(pkts[i]);
-      advance(meta.chain, meta.next_stage, link.to, &pkts[i], 1);
+      advance(meta.chain, meta.next_stage, link.to, &pkts[i], 1, /*site_chosen=*/true);
     }
     return;
   }
@@ -466,6 +508,9 @@ void Worker::idle_backoff() {
     sleep_ns = std::min(sleep_ns, until_due_ns);
   }
   if (sleep_ns == 0) return;
+  // Idle time is for housekeeping: sweep the flow tables faster.
+  for (auto& pins : affinity_)
+    if (pins) pins->expire_some(now_tsc_, kIdleSweepPositions);
   const timespec ts{0, static_cast<long>(sleep_ns)};
   // Asleep we hold no snapshot: the control thread need not wait for us.
   rte_rcu_qsbr_thread_offline(pod_.rcu, static_cast<unsigned>(index_));

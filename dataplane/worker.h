@@ -31,8 +31,8 @@ class Worker {
   int index() const { return index_; }
   const WorkerCounters& counters() const { return counters_; }
   const WanLink& link(int i) const { return *links_[i]; }
-  // This worker's flow pins of a stateful hop (null for stateless hops).
-  const FlowAffinity* affinity(int hop) const { return affinity_[hop].get(); }
+  // This worker's flow pins of a stateful pool (null for stateless ones).
+  const FlowAffinity* affinity(int pool) const { return affinity_[pool].get(); }
 
   // Creates the flow tables and WAN links; control thread, before run().
   void prepare();
@@ -58,7 +58,8 @@ class Worker {
   bool release_links();
   int classify_rx(int port, rte_mbuf* m);
   void ingest_nsh(rte_mbuf* m);
-  void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n);
+  void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n, bool site_chosen = false);
+  void send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n);
   void steer(int hop, rte_mbuf** pkts, uint16_t n);
   void enqueue_instance(int hop, Instance& instance, rte_mbuf** pkts, uint16_t n);
   void serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n);
@@ -81,8 +82,8 @@ class Worker {
   int index_;
   PodRuntime& pod_;
   std::vector<int> rx_ports_;
-  std::vector<HopPlace> hop_places_;             // by flat hop index
-  std::vector<std::unique_ptr<FlowAffinity>> affinity_;  // by flat hop index
+  std::vector<HopPlace> hop_places_;             // by pool index
+  std::vector<std::unique_ptr<FlowAffinity>> affinity_;  // by pool index
   const RoutingSnapshot* snapshot_ = nullptr;    // loaded once per loop
   uint16_t steer_count_[kMaxInstancesPerPool];
   rte_mbuf* steer_buffer_[kMaxInstancesPerPool][kMaxVnfBurst];

@@ -2,6 +2,7 @@
 // what a pod sent with what it was given.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,5 +11,13 @@ namespace nfv::test {
 using Frame = std::vector<unsigned char>;
 
 std::vector<Frame> read_frames(const std::string& path);
+
+// A frame with its capture time (ns since the epoch), for timing checks.
+struct TimedFrame {
+  uint64_t ns;
+  Frame bytes;
+};
+
+std::vector<TimedFrame> read_timed_frames(const std::string& path);
 
 }  // namespace nfv::test

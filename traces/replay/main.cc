@@ -1,0 +1,259 @@
+// nfv-replay: the traffic source and sink of the emulation (docs/replay.md).
+//
+//   nfv-replay [EAL args] -- --config replay.yaml [options]
+//
+// main() reads top to bottom: app args, config (checked before EAL starts),
+// EAL, mempool, ports (the pod's own port code), the senders and the sink,
+// one polling loop on the main lcore until the trace is over (or a signal),
+// then the summary, the per-slot CSV and teardown with a mempool check.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "eal_args.h"
+#include "pcap_replayer.h"
+#include "ports.h"
+#include "probe_sink.h"
+#include "replay_config.h"
+#include "replay_report.h"
+#include "trace_generator.h"
+#include "wall_clock.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(nfv-replay: traffic source and sink for geo-NFV pods
+
+usage: nfv-replay [EAL args] -- --config FILE [options]
+
+options (after --):
+  --config FILE            replay configuration, YAML or JSON (schema: proto/replay_config.proto,
+                           guide: docs/replay.md): ports, generator or pcap_replay, sink
+  --check-config           validate the config and exit (no EAL, no hugepages needed)
+  --csv FILE               per-slot results: slot, chain, target and sent rate, received, lost, latency
+  --run-for-s N            stop after N seconds (a standalone sink runs until stopped otherwise)
+  --drain-ms N             after the last packet is sent, wait this long for the sink to see
+                           nothing more (default 1000)
+  --stop-when-idle-ms N    standalone sink: stop once nothing arrived for N ms after the first packet
+  --quiet                  no progress lines
+  -h, --help               this text
+
+EAL args (before --) are DPDK's own, e.g. -l 1 to run on core 1. Defaults added
+when absent: --file-prefix=<name> (default name "replay"), --huge-unlink and
+--no-pci. Hugepages are used unless you pass --no-huge yourself.
+
+examples:
+  nfv-replay -l 1 -- --config replay.yaml --csv slots.csv
+  nfv-replay -l 1 --file-prefix=sink -- --config sink.yaml --stop-when-idle-ms 2000
+)";
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop.store(true); }
+
+struct AppArgs {
+  std::string config;
+  bool check_only = false;
+  std::string csv;
+  double run_for_s = 0;
+  double drain_ms = 1000;
+  double stop_when_idle_ms = 0;
+  bool quiet = false;
+};
+
+double parse_number(const std::string& flag, const char* value) {
+  char* end = nullptr;
+  const double v = std::strtod(value, &end);
+  if (*end != '\0' || v < 0) throw std::invalid_argument(flag + ": expected a number >= 0, got '" + value + "'");
+  return v;
+}
+
+AppArgs parse_app_args(const std::vector<char*>& args) {
+  AppArgs out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string a = args[i];
+    auto value = [&]() -> char* {
+      if (i + 1 >= args.size()) throw std::invalid_argument(a + ": expected a value");
+      return args[++i];
+    };
+    if (a == "--config") out.config = value();
+    else if (a == "--check-config") out.check_only = true;
+    else if (a == "--csv") out.csv = value();
+    else if (a == "--run-for-s") out.run_for_s = parse_number(a, value());
+    else if (a == "--drain-ms") out.drain_ms = parse_number(a, value());
+    else if (a == "--stop-when-idle-ms") out.stop_when_idle_ms = parse_number(a, value());
+    else if (a == "--quiet") out.quiet = true;
+    else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
+  }
+  if (out.config.empty()) throw std::invalid_argument("--config FILE is required (see --help)");
+  return out;
+}
+
+struct OpenPorts {
+  std::vector<uint16_t> ids;
+  const nfv::PodLayout* layout = nullptr;
+  ~OpenPorts() {
+    for (std::size_t i = 0; i < ids.size(); ++i) nfv::close_port(ids[i], layout->ports[i]);
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> eal_argv{argv[0]}, app_argv;
+  bool after_separator = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!after_separator && std::strcmp(argv[i], "--") == 0) {
+      after_separator = true;
+      continue;
+    }
+    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    (after_separator ? app_argv : eal_argv).push_back(argv[i]);
+  }
+  if (!after_separator) app_argv.assign(eal_argv.begin() + 1, eal_argv.end()), eal_argv.resize(1);
+
+  AppArgs app;
+  nfv::ReplayPlan plan;
+  try {
+    app = parse_app_args(app_argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfv-replay: %s\n", e.what());
+    return 2;
+  }
+  try {
+    plan = nfv::load_replay_config(app.config);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfv-replay: invalid config: %s\n", e.what());
+    return 2;
+  }
+  if (plan.generator) std::fputs(nfv::ReplayReport::describe(*plan.generator).c_str(), stdout);
+  if (app.check_only) {
+    std::printf("%s: valid (%zu ports%s%s%s)\n", app.config.c_str(), plan.layout.ports.size(),
+                plan.generator ? ", generator" : "", plan.pcap_replay ? ", pcap replay" : "", plan.sink ? ", sink" : "");
+    return 0;
+  }
+  std::fflush(stdout);
+
+  std::vector<std::string> eal_args = nfv::complete_eal_args({eal_argv.begin() + 1, eal_argv.end()}, plan.layout);
+  std::vector<char*> eal_c{argv[0]};
+  for (auto& a : eal_args) eal_c.push_back(a.data());
+  if (rte_eal_init(static_cast<int>(eal_c.size()), eal_c.data()) < 0) {
+    std::fprintf(stderr,
+                 "nfv-replay: EAL init failed (%s). Are hugepages reserved and mounted? Run `./nfv setup` as root, "
+                 "or pass --no-huge before -- to run without them.\n",
+                 rte_strerror(rte_errno));
+    return 1;
+  }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  int rc = 0;
+  rte_mempool* pool = rte_pktmbuf_pool_create((plan.layout.name + "_pool").c_str(), plan.layout.mempool_mbufs,
+                                              plan.layout.mempool_cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+  if (!pool) {
+    std::fprintf(stderr, "nfv-replay: cannot create a mempool of %u mbufs (%s)\n", plan.layout.mempool_mbufs,
+                 rte_strerror(rte_errno));
+    rte_eal_cleanup();
+    return 1;
+  }
+  {
+    OpenPorts ports;
+    ports.layout = &plan.layout;
+    std::unique_ptr<nfv::TraceGenerator> generator;
+    std::unique_ptr<nfv::PcapReplayer> replayer;
+    std::unique_ptr<nfv::ProbeSink> sink;
+    const nfv::WallClock clock;
+    try {
+      for (const auto& port : plan.layout.ports) {
+        ports.ids.push_back(nfv::create_port_device(port));
+        nfv::start_port(ports.ids.back(), port, 1, pool, plan.layout.link_wait_ms);
+      }
+      const auto down = nfv::wait_for_links(ports.ids, plan.layout.ports, plan.layout.link_wait_ms);
+      if (!down.empty()) throw std::runtime_error("port '" + down.front() + "' is still down after link_wait_ms; is its peer running?");
+      if (plan.generator) generator = std::make_unique<nfv::TraceGenerator>(*plan.generator, ports.ids[plan.generator->port], pool, clock);
+      if (plan.pcap_replay) replayer = std::make_unique<nfv::PcapReplayer>(*plan.pcap_replay, ports.ids[plan.pcap_replay->port], pool);
+      if (plan.sink) sink = std::make_unique<nfv::ProbeSink>(*plan.sink, ports.ids[plan.sink->port], clock);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "nfv-replay: %s\n", e.what());
+      rc = 1;
+    }
+    const nfv::ReplayReport report(generator.get(), replayer.get(), sink.get());
+    if (rc == 0) {
+      const uint64_t hz = rte_get_tsc_hz();
+      // A short lead so that every peer polls before the first slot starts.
+      const uint64_t start_tsc = rte_rdtsc() + hz / 5;
+      if (generator) {
+        generator->start(start_tsc);
+        if (sink) sink->align_slots(generator->start_ns());
+      }
+      if (replayer) replayer->start(start_tsc);
+      const bool sending = generator || replayer;
+      const uint64_t drain_tsc = static_cast<uint64_t>(app.drain_ms * 1e-3 * static_cast<double>(hz));
+      const uint64_t idle_tsc = static_cast<uint64_t>(app.stop_when_idle_ms * 1e-3 * static_cast<double>(hz));
+      const uint64_t end_tsc = app.run_for_s > 0 ? start_tsc + static_cast<uint64_t>(app.run_for_s * static_cast<double>(hz)) : UINT64_MAX;
+      const uint64_t sink_slot_tsc = sink ? static_cast<uint64_t>(sink->slot_seconds() * static_cast<double>(hz)) : 0;
+      std::size_t reported_slot = 0;
+      uint64_t next_sink_line_tsc = start_tsc + sink_slot_tsc, sent_all_tsc = 0;
+      for (;;) {
+        const uint64_t now = rte_rdtsc();
+        bool more_to_send = false;
+        if (generator) more_to_send = generator->poll(now);
+        if (replayer) more_to_send = replayer->poll(now);
+        if (sink) sink->poll(now);
+        // Progress off the per-packet path: once per slot.
+        if (generator && generator->current_slot() > reported_slot) {
+          if (!app.quiet) std::printf("%s\n", report.slot_line(reported_slot).c_str()), std::fflush(stdout);
+          reported_slot++;
+        }
+        if (!sending && sink && now >= next_sink_line_tsc) {
+          if (!app.quiet && sink->slots() > 1)
+            std::printf("%s\n", report.sink_slot_line(sink->slots() - 2).c_str()), std::fflush(stdout);
+          next_sink_line_tsc += sink_slot_tsc;
+        }
+        if (g_stop.load(std::memory_order_relaxed) || now >= end_tsc) break;
+        if (sending && !more_to_send) {
+          if (!sink) break;
+          // Everything is sent: let the sink drain until it hears nothing more.
+          if (!sent_all_tsc) sent_all_tsc = now;
+          if (now - std::max(sent_all_tsc, sink->last_receive_tsc()) >= drain_tsc) break;
+        }
+        if (!sending && idle_tsc && sink->packets() && now - sink->last_receive_tsc() >= idle_tsc) break;
+      }
+      const uint64_t flush_deadline = rte_rdtsc() + hz / 10;
+      if (generator) generator->finish(flush_deadline);
+      if (replayer) replayer->finish(flush_deadline);
+      std::fputs(report.summary().c_str(), stdout);
+      if (!app.csv.empty()) {
+        try {
+          report.write_csv(app.csv);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "nfv-replay: %s\n", e.what());
+          rc = 1;
+        }
+      }
+    }
+  }  // senders, sink and ports close here
+  const unsigned in_use = rte_mempool_in_use_count(pool);
+  if (in_use > 0) {
+    std::fprintf(stderr, "nfv-replay: %u mbufs still in use after close: a leak\n", in_use);
+    rc = rc ? rc : 3;
+  } else {
+    std::printf("mbufs in use after close: 0\n");
+  }
+  rte_mempool_free(pool);
+  rte_eal_cleanup();
+  return rc;
+}

@@ -1,0 +1,89 @@
+#include "probe_sink.h"
+
+#include <algorithm>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "probe_payload.h"
+
+namespace nfv {
+
+ProbeSink::ProbeSink(const SinkPlan& plan, uint16_t port_id, const WallClock& clock)
+    : plan_(plan), port_id_(port_id), clock_(clock),
+      slot_ns_(static_cast<uint64_t>(plan.slot_wall_seconds * 1e9)), chain_totals_(plan.chain_names.size()) {}
+
+void ProbeSink::align_slots(uint64_t start_ns) {
+  start_ns_ = start_ns;
+  aligned_ = true;
+}
+
+std::string ProbeSink::chain_name(std::size_t chain) const {
+  return chain < plan_.chain_names.size() ? plan_.chain_names[chain] : "chain" + std::to_string(chain);
+}
+
+const ProbeSink::Counters& ProbeSink::at(std::size_t slot, std::size_t chain) const {
+  static const Counters kNone;
+  if (slot >= slot_rows_.size() || chain >= slot_rows_[slot]->size()) return kNone;
+  return (*slot_rows_[slot])[chain];
+}
+
+int64_t ProbeSink::lost_by_sequence(std::size_t slot, std::size_t chain) const {
+  const Counters& here = at(slot, chain);
+  if (here.packets == 0) return 0;
+  uint64_t before = 0;  // where the previous slot with this chain left off
+  for (std::size_t s = slot; s-- > 0;)
+    if (at(s, chain).packets) {
+      before = at(s, chain).seq_end;
+      break;
+    }
+  return static_cast<int64_t>(here.seq_end) - static_cast<int64_t>(before) - static_cast<int64_t>(here.packets);
+}
+
+ProbeSink::Counters& ProbeSink::cell(std::size_t slot, std::size_t chain) {
+  while (slot_rows_.size() <= slot) slot_rows_.push_back(std::make_unique<std::vector<Counters>>(chain_totals_.size()));
+  auto& row = *slot_rows_[slot];
+  if (row.size() <= chain) row.resize(chain + 1);
+  return row[chain];
+}
+
+void ProbeSink::count_probe(uint16_t chain, uint64_t seq, uint64_t sent_ns, uint32_t bytes, uint64_t now_ns) {
+  if (!aligned_) align_slots(sent_ns);
+  // A chain seen for the first time gets its counters once.
+  if (chain >= chain_totals_.size()) chain_totals_.resize(chain + 1u);
+  const std::size_t slot = sent_ns > start_ns_ ? (sent_ns - start_ns_) / slot_ns_ : 0;
+  const uint64_t latency = now_ns > sent_ns ? now_ns - sent_ns : 0;
+  Counters& total = chain_totals_[chain];
+  Counters& in_slot = cell(slot, chain);
+  for (Counters* c : {&total, &in_slot}) {
+    c->packets++;
+    c->bytes += bytes;
+    c->latency.record(latency);
+    c->seq_end = std::max(c->seq_end, seq + 1);
+  }
+  // Late against the chain's whole history: a packet overtaken by a later one.
+  if (seq + 1 < total.seq_end) {
+    total.reordered++;
+    in_slot.reordered++;
+  }
+}
+
+uint16_t ProbeSink::poll(uint64_t now_tsc) {
+  rte_mbuf* burst[kBurst];
+  const uint16_t received = rte_eth_rx_burst(port_id_, 0, burst, kBurst);
+  if (received == 0) return 0;
+  const uint64_t now_ns = clock_.to_ns(now_tsc);
+  for (uint16_t i = 0; i < received; ++i) {
+    Probe probe;
+    if (read_probe(burst[i], probe))
+      count_probe(probe.chain, probe.seq, probe.sent_ns, burst[i]->pkt_len, now_ns);
+    else
+      foreign_packets_++, foreign_bytes_ += burst[i]->pkt_len;
+  }
+  rte_pktmbuf_free_bulk(burst, received);
+  packets_ += received;
+  last_receive_tsc_ = now_tsc;
+  return received;
+}
+
+}  // namespace nfv
