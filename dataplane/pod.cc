@@ -184,6 +184,7 @@ void Pod::start() {
       const HopInfo& hop = layout.chains[c].hops[h];
       const int flat = pod.hop_base[c] + static_cast<int>(h);
       split_shares_.push_back(hop.split);
+      hop_stateful_.push_back(VnfRegistry::instance().create(hop.vnf)->stateful());
       for (std::size_t k = 0; k < hop.sites.size(); ++k) {
         if (!layout.sites[hop.sites[k]].hosted) continue;
         const std::string name = layout.chains[c].name + "/" + std::to_string(h + 1) + "/" + hop.vnf + "@" + layout.sites[hop.sites[k]].name;
@@ -220,24 +221,24 @@ void Pod::start() {
   for (const auto& name : down) spdlog::warn("port {} link still down after {} ms; forwarding anyway", name, layout.link_wait_ms);
 }
 
-static SiteSplit build_site_split(const std::vector<double>& shares) {
-  SiteSplit split;
+static PoolView build_site_split(const std::vector<double>& shares, bool stateful) {
+  PoolView split;
+  split.stateful = stateful;
   std::vector<MaglevBackend> backends;
   std::vector<uint16_t> placement_of;
-  for (std::size_t k = 0; k < shares.size(); ++k)
-    if (shares[k] > 0) {
-      // Stable keys (the placement's position) keep flows in place when
-      // only the weights change.
-      backends.push_back({k + 1, static_cast<uint32_t>(std::max(1.0, std::round(shares[k] * 10000)))});
-      placement_of.push_back(static_cast<uint16_t>(k));
-    }
-  if (placement_of.size() <= 1) {
-    split.only = placement_of.empty() ? 0 : placement_of[0];
-    return split;
+  for (std::size_t k = 0; k < shares.size(); ++k) {
+    split.state[k] = shares[k] > 0 ? InstanceState::kActive : InstanceState::kDraining;
+    split.slots_in_use = static_cast<uint16_t>(k + 1);
+    if (shares[k] <= 0) continue;
+    // Stable keys (the placement's position) keep flows in place when only
+    // the weights change.
+    backends.push_back({k + 1, static_cast<uint32_t>(std::max(1.0, std::round(shares[k] * 10000)))});
+    placement_of.push_back(static_cast<uint16_t>(k));
   }
-  split.multi = true;
-  split.table = build_maglev_table(backends);
-  for (auto& entry : split.table) entry = placement_of[entry];
+  split.active = static_cast<uint16_t>(placement_of.size());
+  if (backends.empty()) return split;  // plans and configs always give some placement a share
+  split.maglev = build_maglev_table(backends);
+  for (auto& entry : split.maglev) entry = placement_of[entry];
   return split;
 }
 
@@ -248,7 +249,7 @@ void Pod::publish_snapshot() {
   next->pools.resize(pod.pools.size());
   for (std::size_t p = 0; p < pod.pools.size(); ++p)
     if (pod.pools[p]) next->pools[p] = pod.pools[p]->view();
-  for (const auto& shares : split_shares_) next->splits.push_back(build_site_split(shares));
+  for (std::size_t h = 0; h < split_shares_.size(); ++h) next->splits.push_back(build_site_split(split_shares_[h], hop_stateful_[h]));
   for (const auto& params : link_params_)
     next->links.push_back(LinkSettings::from(params, pod.clock.hz(), 1.0 / pod.worker_count));
   const RoutingSnapshot* old = pod.snapshot.exchange(next, std::memory_order_acq_rel);

@@ -94,6 +94,7 @@ class Pod {
   uint64_t removed_with_instances_ = 0;  // mbufs found in the queue of a freed instance
   std::vector<WanLinkParams> link_params_;  // in force; changed by set_link
   std::vector<std::vector<double>> split_shares_;  // by flat hop: share per placement, changed by plans
+  std::vector<bool> hop_stateful_;                 // by flat hop: its VNF keeps flow state
   std::unique_ptr<Endpoints> endpoints_;
   std::mutex commands_mutex_;            // control path only, never taken by workers
   std::vector<std::function<void()>> commands_;

@@ -14,25 +14,17 @@
 
 namespace nfv {
 
-// How a hop's flows are shared between its placements: weighted Maglev
-// over the placements, looked up with a re-hash of the flow hash (so the
-// site choice and the instance choice at a site stay independent).
-struct SiteSplit {
-  bool multi = false;             // more than one placement with a share
-  std::vector<uint16_t> table;    // entry -> placement index
-  uint16_t only = 0;              // the placement when not multi
-
-  uint16_t placement_for(uint32_t flow_hash) const {
-    if (!multi) return only;
-    const uint32_t h = rte_hash_crc_4byte(flow_hash, 0x2545f491);
-    return table[(static_cast<uint64_t>(h) * table.size()) >> 32];
-  }
-};
+// How a hop's flows are shared between its placements is a PoolView whose
+// "slots" are the placements: active when their share is > 0, draining
+// (no new flows, pinned flows stay) when it is 0. Its Maglev table is
+// weighted by the shares. Lookups use a re-hash of the flow hash, so the
+// site choice and the instance choice at a site stay independent.
+inline uint32_t site_choice_hash(uint32_t flow_hash) { return rte_hash_crc_4byte(flow_hash, 0x2545f491); }
 
 struct RoutingSnapshot {
   uint64_t version = 0;
   std::vector<PoolView> pools;      // by pool index (a hop's placements are consecutive)
-  std::vector<SiteSplit> splits;    // by flat hop index
+  std::vector<PoolView> splits;     // by flat hop index: the hop's placements
   std::vector<LinkSettings> links;  // by link index
 };
 

@@ -58,6 +58,15 @@ void Worker::prepare() {
         affinity_.push_back(std::move(pins));
       }
     }
+  // Site pins for stateful hops placed at several sites.
+  for (const auto& chain : layout.chains)
+    for (const auto& hop : chain.hops) {
+      std::unique_ptr<FlowAffinity> pins;
+      if (hop.sites.size() > 1 && VnfRegistry::instance().create(hop.vnf)->stateful())
+        pins = std::make_unique<FlowAffinity>(chain.name + " site choice", 1u << 18,
+                                              pod_.clock.hz() / 1000 * hop.flow_idle_timeout_ms, static_cast<int>(rte_socket_id()));
+      site_pins_.push_back(std::move(pins));
+    }
   tx_.resize(layout.ports.size());
   const std::size_t sites = layout.sites.size();
   link_matrix_.assign(sites * sites, nullptr);
@@ -223,7 +232,7 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
     const int hop = static_cast<int>(route.hop_base) + stage - 1;
     const int first_pool = pod_.pool_base[hop];
     const std::vector<int>& sites = pod_.layout.chains[chain].hops[stage - 1].sites;
-    const SiteSplit& split = snapshot_->splits[hop];
+    const PoolView& split = snapshot_->splits[hop];
     if (site_chosen) {
       const auto at = std::find(sites.begin(), sites.end(), site);
       if (at == sites.end()) {
@@ -232,16 +241,18 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
       }
       return steer(first_pool + static_cast<int>(at - sites.begin()), pkts, n);
     }
-    if (!split.multi) {
-      const int target = sites[split.only];
-      if (target == site) return steer(first_pool + split.only, pkts, n);
-      return send_over_wan(site, target, stage, pkts, n);
+    if (sites.size() == 1) {
+      if (sites[0] == site) return steer(first_pool, pkts, n);
+      return send_over_wan(site, sites[0], stage, pkts, n);
     }
-    // Several placements: group by the placement each flow is split to.
+    // Several placements: group by the placement each flow goes to; a
+    // stateful hop's flows stay at the site they started at.
+    FlowAffinity* pins = site_pins_[hop].get();
     rte_mbuf* here[kMaxPlacements][kMaxVnfBurst];
     uint16_t count[kMaxPlacements] = {};
     for (uint16_t i = 0; i < n; ++i) {
-      const uint16_t k = split.placement_for(chain_meta(pkts[i]).flow_hash);
+      const uint32_t hash = site_choice_hash(chain_meta(pkts[i]).flow_hash);
+      const uint16_t k = pins ? pins->slot_for(hash, split, now_tsc_) : split.slot_for(hash);
       if (sites[k] == site) here[k][count[k]++] = pkts[i];
       else send_over_wan(site, sites[k], stage, &pkts[i], 1);
     }
@@ -371,6 +382,8 @@ bool Worker::run_instances() {
       if (view.state[slot] != InstanceState::kFree) moved |= run_instance(static_cast<int>(hop), pool->slot(slot)) > 0;
     if (affinity_[hop]) affinity_[hop]->expire_some(now_tsc_, 64);
   }
+  for (auto& pins : site_pins_)
+    if (pins) pins->expire_some(now_tsc_, 64);
   return moved;
 }
 
@@ -476,6 +489,13 @@ bool Worker::poll_once() {
     const PortRuntime& rt = pod_.ports[port];
     const uint16_t n = rte_eth_rx_burst(rt.port_id, 0, pkts, kBurstSize);
     if (n == 0) continue;
+    // With WAN links, time the burst when it is in hand: a worker preempted
+    // between the loop's clock reading and this rx would otherwise schedule
+    // the packets' delivery too early.
+    if (!links_.empty()) {
+      now_tsc_ = rte_rdtsc();
+      now_ns_ = pod_.clock.to_ns(now_tsc_);
+    }
     moved = true;
     if (rt.capture_ring) {
       rte_mbuf* copies[kBurstSize];
@@ -510,6 +530,8 @@ void Worker::idle_backoff() {
   if (sleep_ns == 0) return;
   // Idle time is for housekeeping: sweep the flow tables faster.
   for (auto& pins : affinity_)
+    if (pins) pins->expire_some(now_tsc_, kIdleSweepPositions);
+  for (auto& pins : site_pins_)
     if (pins) pins->expire_some(now_tsc_, kIdleSweepPositions);
   const timespec ts{0, static_cast<long>(sleep_ns)};
   // Asleep we hold no snapshot: the control thread need not wait for us.

@@ -84,6 +84,7 @@ class Worker {
   std::vector<int> rx_ports_;
   std::vector<HopPlace> hop_places_;             // by pool index
   std::vector<std::unique_ptr<FlowAffinity>> affinity_;  // by pool index
+  std::vector<std::unique_ptr<FlowAffinity>> site_pins_; // by flat hop: stateful hops at several sites
   const RoutingSnapshot* snapshot_ = nullptr;    // loaded once per loop
   uint16_t steer_count_[kMaxInstancesPerPool];
   rte_mbuf* steer_buffer_[kMaxInstancesPerPool][kMaxVnfBurst];

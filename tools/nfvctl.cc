@@ -4,7 +4,8 @@
 //     status                          sites, links, chains and their instance pools
 //     telemetry [--watch [SECONDS]]   counters (refreshed every SECONDS with --watch)
 //     health                          is it forwarding?
-//     scale CHAIN HOP SITE N          run N instances of a hop (a one-entry plan)
+//     scale CHAIN HOP SITE N          run N instances of a hop at a site (a one-entry plan)
+//     split CHAIN HOP SITE=SHARE...   share a hop's new flows between its sites
 //     drain CHAIN HOP INSTANCE        drain one instance (keeps its flows until they end)
 //     link FROM TO [--delay-ms X] [--jitter-ms X] [--loss P] [--bandwidth-mbps X]
 //
@@ -28,7 +29,8 @@ constexpr const char* kUsage = R"(usage: nfvctl [--addr HOST:PORT] [--token TOKE
   status                          sites, links, chains and their instance pools
   telemetry [--watch [SECONDS]]   counters (refreshed every SECONDS with --watch)
   health                          is the pod forwarding?
-  scale CHAIN HOP SITE N          run N instances of a hop (a one-entry plan)
+  scale CHAIN HOP SITE N          run N instances of a hop at a site (a one-entry plan)
+  split CHAIN HOP SITE=SHARE...   share a hop's new flows between its sites (e.g. A=0.7 B=0.3)
   drain CHAIN HOP INSTANCE        drain one instance (its flows stay until they end)
   link FROM TO [--delay-ms X] [--jitter-ms X] [--loss P] [--bandwidth-mbps X]
 --addr defaults to $NFV_CONTROL or 127.0.0.1:9900; --token to $NFV_TOKEN.
@@ -64,9 +66,11 @@ std::string format_status(const nfv::control::Status& s) {
   for (const auto& c : s.chains()) {
     out += fmt::format("chain {} (spi {}) {} -> {}\n", c.name(), c.id(), c.ingress_site(), c.egress_site());
     for (const auto& h : c.hops())
-      out += fmt::format("  hop {} {:<8} @{:<8} {:>2} active {:>2} draining (max {}){}\n", h.hop(), h.vnf(), h.site(),
-                         h.active_instances(), h.draining_instances(), h.max_instances(),
-                         h.service_rate_pps() > 0 ? fmt::format(", {:.0f} pps each", h.service_rate_pps()) : "");
+      for (const auto& p : h.placements())
+        out += fmt::format("  hop {} {:<8} @{:<8} {:>2} active {:>2} draining (max {}) share {:.2f}{}{}\n", h.hop(), h.vnf(), p.site(),
+                           p.active_instances(), p.draining_instances(), h.max_instances(), p.share(),
+                           h.service_rate_pps() > 0 ? fmt::format(", {:.0f} pps each", h.service_rate_pps()) : "",
+                           p.here() ? "" : " (another pod)");
   }
   return out;
 }
@@ -108,6 +112,18 @@ int main(int argc, char** argv) {
     hop->set_hop(count("HOP", rest[2]));
     hop->set_site(rest[3]);
     hop->set_instances(count("N", rest[4]));
+  } else if (command == "split") {
+    if (rest.size() < 4) usage_error("split CHAIN HOP SITE=SHARE...");
+    auto* split = request.mutable_apply_plan()->add_splits();
+    split->set_chain(rest[1]);
+    split->set_hop(count("HOP", rest[2]));
+    for (std::size_t i = 3; i < rest.size(); ++i) {
+      const auto eq = rest[i].find('=');
+      if (eq == std::string::npos) usage_error("split: expected SITE=SHARE, got '" + rest[i] + "'");
+      auto* share = split->add_shares();
+      share->set_site(rest[i].substr(0, eq));
+      share->set_share(number("SHARE", rest[i].substr(eq + 1)));
+    }
   } else if (command == "drain") {
     if (rest.size() != 4) usage_error("drain CHAIN HOP INSTANCE");
     auto* drain = request.mutable_drain();

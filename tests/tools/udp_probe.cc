@@ -5,6 +5,7 @@
 //
 //   udp_probe send DST_IP PORT COUNT INTERVAL_US
 //   udp_probe recv PORT COUNT TIMEOUT_MS     -> prints "received N median_us X mean_us Y min_us Z max_us W"
+//   udp_probe flows DST_IP PORT COUNT SRC    COUNT flows (source ports SRC, SRC+1, ...), one datagram each
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -47,6 +48,24 @@ int send_probes(const char* dst, int port, long count, long interval_us) {
     next += static_cast<uint64_t>(interval_us) * 1000;
   }
   close(fd);
+  return 0;
+}
+
+int send_flows(const char* dst, int port, long count, int first_source_port) {
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  if (inet_pton(AF_INET, dst, &to.sin_addr) != 1) return 2;
+  for (long i = 0; i < count; ++i) {
+    const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    from.sin_port = htons(static_cast<uint16_t>(first_source_port + i));
+    if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0) std::perror("bind");
+    Probe p{static_cast<uint64_t>(i), monotonic_ns()};
+    if (sendto(fd, &p, sizeof(p), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to)) < 0) std::perror("sendto");
+    close(fd);
+  }
   return 0;
 }
 
@@ -93,8 +112,10 @@ int receive_probes(int port, long count, long timeout_ms) {
 int main(int argc, char** argv) {
   if (argc == 6 && std::strcmp(argv[1], "send") == 0)
     return send_probes(argv[2], std::atoi(argv[3]), std::atol(argv[4]), std::atol(argv[5]));
+  if (argc == 6 && std::strcmp(argv[1], "flows") == 0)
+    return send_flows(argv[2], std::atoi(argv[3]), std::atol(argv[4]), std::atoi(argv[5]));
   if (argc == 5 && std::strcmp(argv[1], "recv") == 0)
     return receive_probes(std::atoi(argv[2]), std::atol(argv[3]), std::atol(argv[4]));
-  std::fprintf(stderr, "usage: udp_probe send DST_IP PORT COUNT INTERVAL_US | recv PORT COUNT TIMEOUT_MS\n");
+  std::fprintf(stderr, "usage: udp_probe send DST_IP PORT COUNT INTERVAL_US | recv PORT COUNT TIMEOUT_MS | flows DST_IP PORT COUNT SRC_PORT\n");
   return 2;
 }
