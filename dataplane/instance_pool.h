@@ -29,7 +29,8 @@ struct alignas(64) InstanceCounters {
   uint64_t in_packets = 0;
   uint64_t out_packets = 0;
   uint64_t dropped = 0;      // by the VNF
-  uint64_t busy_tsc = 0;     // time spent processing
+  uint64_t busy_tsc = 0;     // time spent processing (sampled, see Worker::serve)
+  uint64_t bursts = 0;
   uint64_t queue_depth = 0;  // sampled by the owner each run
 };
 

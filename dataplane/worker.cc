@@ -25,6 +25,8 @@ constexpr uint64_t kMaxSleepNs = 200'000;
 constexpr uint64_t kDrainTimeoutNs = 5'000'000'000ull;
 constexpr int kReleaseBurstsPerLoop = 8;  // 256 packets per link per loop
 constexpr uint32_t kIdleSweepPositions = 8192;
+constexpr uint32_t kBusySweepPositions = 64;
+constexpr uint64_t kBusySampleEvery = 16;
 
 DropReason drop_reason_of(ParseStatus status) {
   switch (status) {
@@ -302,6 +304,7 @@ void Worker::enqueue_instance(int hop, Instance& instance, rte_mbuf** pkts, uint
     return serve(hop, instance, pkts, n);
   }
   const unsigned queued = rte_ring_enqueue_burst(instance.queue, reinterpret_cast<void**>(pkts), n, nullptr);
+  queues_used_ = true;
   counters_.hops[hop].steered += queued;
   if (queued == n) return;
   counters_.hops[hop].queue_full += n - queued;
@@ -357,10 +360,13 @@ uint16_t Worker::run_instance(int hop, Instance& instance) {
 // The VNF processes the burst; the survivors move on along the chain.
 void Worker::serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n) {
   rte_mbuf* dropped[kMaxVnfBurst];
-  const uint64_t start = rte_rdtsc();
+  // Busy time is sampled (one burst in kBusySampleEvery, scaled up): two TSC
+  // reads per burst would cost the fast path more than the estimate is worth.
+  const bool sample = (++instance.counters.bursts % kBusySampleEvery) == 0;
+  const uint64_t start = sample ? rte_rdtsc() : 0;
   uint16_t n_dropped = 0;
   const uint16_t kept = instance.vnf->process(burst, n, dropped, &n_dropped);
-  instance.counters.busy_tsc += rte_rdtsc() - start;
+  if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
   instance.counters.in_packets += n;
   instance.counters.out_packets += kept;
   instance.counters.dropped += n_dropped;
@@ -380,10 +386,7 @@ bool Worker::run_instances() {
     const PoolView& view = snapshot_->pools[hop];
     for (int slot = index_; slot < view.slots_in_use; slot += workers)
       if (view.state[slot] != InstanceState::kFree) moved |= run_instance(static_cast<int>(hop), pool->slot(slot)) > 0;
-    if (affinity_[hop]) affinity_[hop]->expire_some(now_tsc_, 64);
   }
-  for (auto& pins : site_pins_)
-    if (pins) pins->expire_some(now_tsc_, 64);
   return moved;
 }
 
@@ -506,7 +509,10 @@ bool Worker::poll_once() {
     handle_rx(port, pkts, n);
   }
   moved |= release_links();
-  moved |= run_instances();
+  // Instance queues fill only when a burst could not be served inline (a
+  // rate limit, a backlog, another worker's instance): until then, skip them.
+  if (queues_used_ || pod_.worker_count > 1) moved |= run_instances();
+  expire_idle_flows(kBusySweepPositions);
   flush_all();
   // Done with this snapshot: the control thread may free older ones.
   rte_rcu_qsbr_quiescent(pod_.rcu, static_cast<unsigned>(index_));
@@ -529,10 +535,7 @@ void Worker::idle_backoff() {
   }
   if (sleep_ns == 0) return;
   // Idle time is for housekeeping: sweep the flow tables faster.
-  for (auto& pins : affinity_)
-    if (pins) pins->expire_some(now_tsc_, kIdleSweepPositions);
-  for (auto& pins : site_pins_)
-    if (pins) pins->expire_some(now_tsc_, kIdleSweepPositions);
+  expire_idle_flows(kIdleSweepPositions);
   const timespec ts{0, static_cast<long>(sleep_ns)};
   // Asleep we hold no snapshot: the control thread need not wait for us.
   rte_rcu_qsbr_thread_offline(pod_.rcu, static_cast<unsigned>(index_));
@@ -585,6 +588,13 @@ void Worker::load_snapshot() {
   if (latest == snapshot_) return;
   snapshot_ = latest;
   for (std::size_t l = 0; l < links_.size(); ++l) links_[l]->use(&snapshot_->links[l]);
+}
+
+void Worker::expire_idle_flows(uint32_t positions) {
+  for (auto& pins : affinity_)
+    if (pins) pins->expire_some(now_tsc_, positions);
+  for (auto& pins : site_pins_)
+    if (pins) pins->expire_some(now_tsc_, positions);
 }
 
 uint64_t Worker::queued_in_owned_instances() const {

@@ -78,6 +78,7 @@ class Worker {
   void drain_on_stop();
   uint64_t queued_in_owned_instances() const;
   void load_snapshot();
+  void expire_idle_flows(uint32_t positions);
 
   int index_;
   PodRuntime& pod_;
@@ -96,6 +97,7 @@ class Worker {
   uint64_t now_ns_ = 0;
   uint32_t idle_loops_ = 0;
   uint64_t queued_snapshot_ = 0;  // packets in owned instance queues, last looked
+  bool queues_used_ = false;      // this worker has put packets in an instance queue
 };
 
 }  // namespace nfv
