@@ -168,4 +168,30 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
   return out;
 }
 
+void add_site_stats(nfv::stats::PodStats& stats, const PodLayout& layout, double tsc_hz) {
+  std::map<std::string, nfv::stats::SiteStats> sites;
+  for (const auto& site : layout.sites)
+    if (site.hosted) sites[site.name].set_name(site.name);
+  const double window = stats.forwarding_s() > 0 ? stats.forwarding_s() * tsc_hz : 0;
+  for (auto& hop : *stats.mutable_hops()) {
+    auto& s = sites[hop.site()];
+    s.set_active_instances(s.active_instances() + hop.active_instances());
+    s.set_draining_instances(s.draining_instances() + hop.draining_instances());
+    s.set_processed_packets(s.processed_packets() + hop.in_packets());
+    s.set_dropped(s.dropped() + hop.dropped());
+    s.set_queue_full(s.queue_full() + hop.queue_full());
+    for (auto& instance : *hop.mutable_instances()) {
+      const double fraction = window > 0 ? static_cast<double>(instance.busy_cycles()) / window : 0;
+      instance.set_busy_fraction(fraction);
+      s.set_busy_cores(s.busy_cores() + fraction);
+    }
+  }
+  for (const auto& port : stats.ports()) {
+    auto& s = sites[port.site()];
+    s.set_rx_packets(s.rx_packets() + port.rx_packets());
+    s.set_tx_packets(s.tx_packets() + port.tx_packets());
+  }
+  for (auto& [name, s] : sites) *stats.add_sites() = s;
+}
+
 }  // namespace nfv

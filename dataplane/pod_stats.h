@@ -19,4 +19,8 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
                                        const std::vector<unsigned>& worker_lcores,
                                        const std::vector<WanLinkParams>& link_params);
 
+// Busy fractions of instances (over forwarding_s) and the per-site sums;
+// call once forwarding_s is set.
+void add_site_stats(nfv::stats::PodStats& stats, const PodLayout& layout, double tsc_hz);
+
 }  // namespace nfv

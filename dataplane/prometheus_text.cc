@@ -81,6 +81,7 @@ std::string prometheus_text(const nfv::stats::PodStats& s) {
       e.add("nfv_instance_packets_total", "counter", "Packets processed by an instance.", il, static_cast<double>(i.in_packets()));
       e.add("nfv_instance_queue_depth", "gauge", "Packets waiting in an instance's input queue.", il, static_cast<double>(i.queue_depth()));
       e.add("nfv_instance_flows", "gauge", "Flows pinned to an instance.", il, static_cast<double>(i.flows()));
+      e.add("nfv_instance_busy_fraction", "gauge", "Share of time an instance spent processing.", il, i.busy_fraction());
     }
   }
   for (const auto& k : s.links()) {
@@ -90,6 +91,14 @@ std::string prometheus_text(const nfv::stats::PodStats& s) {
     e.add("nfv_link_bytes_total", "counter", "Bytes delivered by a WAN link.", l, static_cast<double>(k.released_bytes()));
     e.add("nfv_link_lost_total", "counter", "Packets lost on a WAN link (emulated loss).", l, static_cast<double>(k.lost()));
     e.add("nfv_link_in_flight", "gauge", "Packets on a WAN link now.", l, static_cast<double>(k.in_flight()));
+  }
+  for (const auto& site : s.sites()) {
+    const std::string l = fmt::format("{},site=\"{}\"", pod, escape(site.name()));
+    e.add("nfv_site_instances", "gauge", "Instances running at a site, by state.", l + ",state=\"active\"", site.active_instances());
+    e.add("nfv_site_instances", "gauge", "Instances running at a site, by state.", l + ",state=\"draining\"", site.draining_instances());
+    e.add("nfv_site_processed_packets_total", "counter", "Packets processed by a site's instances.", l,
+          static_cast<double>(site.processed_packets()));
+    e.add("nfv_site_busy_cores", "gauge", "Cores' worth of instance work at a site.", l, site.busy_cores());
   }
   for (const auto& d : s.drops())
     e.add("nfv_drops_total", "counter", "Packets dropped by the pod, by reason.", fmt::format("{},reason=\"{}\"", pod, d.reason()),

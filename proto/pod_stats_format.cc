@@ -23,6 +23,10 @@ std::string format_pod_stats(const nfv::stats::PodStats& s) {
     for (const auto& c : h.counters()) text += fmt::format(" {}={}", c.name(), c.value());
     text += "\n";
   }
+  for (const auto& site : s.sites())
+    text += fmt::format("  site {}: {} active + {} draining instances, {} processed, {:.2f} busy cores, rx {} tx {}\n", site.name(),
+                        site.active_instances(), site.draining_instances(), site.processed_packets(), site.busy_cores(),
+                        site.rx_packets(), site.tx_packets());
   for (const auto& l : s.links())
     text += fmt::format("  link {} ({:.3f} ms): offered {} released {} lost {} queue_full {} bw_drops {}\n", l.name(),
                         l.delay_ms(), l.offered_packets(), l.released_packets(), l.lost(), l.queue_full(),
