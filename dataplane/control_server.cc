@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "tcp_listener.h"
+
 #include "control_frame.h"
 
 namespace nfv {
@@ -117,16 +119,7 @@ bool is_mutating(const nfv::control::Request& request) {
 ControlServer::ControlServer(boost::asio::io_context& io, const std::string& address, uint16_t port,
                              uint32_t max_frame_bytes, std::string token, Handler handler)
     : acceptor_(io), shared_(std::make_shared<Shared>(Shared{max_frame_bytes, std::move(token), std::move(handler)})) {
-  boost::system::error_code ec;
-  const auto ip = boost::asio::ip::make_address(address, ec);
-  if (ec) throw std::runtime_error("control.listen: expected an IP address, got '" + address + "'");
-  const tcp::endpoint endpoint(ip, port);
-  acceptor_.open(endpoint.protocol());
-  acceptor_.set_option(tcp::acceptor::reuse_address(true));
-  acceptor_.bind(endpoint, ec);
-  if (ec) throw std::runtime_error("control API: cannot bind " + address + ":" + std::to_string(port) + " (" + ec.message() + ")");
-  acceptor_.listen();
-  port_ = acceptor_.local_endpoint().port();
+  port_ = listen_on(acceptor_, address, port, "control API");
   accept();
 }
 

@@ -5,6 +5,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "tcp_listener.h"
+
 namespace nfv {
 namespace {
 
@@ -56,16 +58,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
 
 MetricsEndpoint::MetricsEndpoint(boost::asio::io_context& io, const std::string& address, uint16_t port, Render render)
     : acceptor_(io), render_(std::move(render)) {
-  boost::system::error_code ec;
-  const auto ip = boost::asio::ip::make_address(address, ec);
-  if (ec) throw std::runtime_error("control.listen: expected an IP address, got '" + address + "'");
-  const tcp::endpoint endpoint(ip, port);
-  acceptor_.open(endpoint.protocol());
-  acceptor_.set_option(tcp::acceptor::reuse_address(true));
-  acceptor_.bind(endpoint, ec);
-  if (ec) throw std::runtime_error("metrics endpoint: cannot bind " + address + ":" + std::to_string(port) + " (" + ec.message() + ")");
-  acceptor_.listen();
-  port_ = acceptor_.local_endpoint().port();
+  port_ = listen_on(acceptor_, address, port, "metrics endpoint");
   accept();
 }
 

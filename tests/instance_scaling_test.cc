@@ -13,7 +13,6 @@
 #include <thread>
 
 #include <gtest/gtest.h>
-#include <rte_eal.h>
 #include <rte_ethdev.h>
 
 #include "config_loader.h"
@@ -212,15 +211,3 @@ TEST(InstanceScaling, OneToFourToTwoToOneWithoutLossOrMovedFlows) {
 
 }  // namespace
 }  // namespace nfv
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  const char* eal_args[] = {argv[0], "-l", "0,1", "--in-memory", "--no-pci", "--no-telemetry", "--log-level=lib.eal:error"};
-  if (rte_eal_init(static_cast<int>(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) {
-    std::fprintf(stderr, "EAL init failed: are hugepages reserved? (./nfv setup)\n");
-    return 1;
-  }
-  const int rc = RUN_ALL_TESTS();
-  rte_eal_cleanup();
-  return rc;
-}
