@@ -23,4 +23,24 @@ std::vector<std::string> complete_eal_args(std::vector<std::string> args, const 
   return args;
 }
 
+CommandLine split_command_line(int argc, char** argv) {
+  CommandLine out;
+  out.eal.push_back(argv[0]);
+  bool after_separator = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (!after_separator && arg == "--") {
+      after_separator = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") out.help = true;
+    (after_separator ? out.app : out.eal).push_back(argv[i]);
+  }
+  if (!after_separator) {
+    out.app.assign(out.eal.begin() + 1, out.eal.end());
+    out.eal.resize(1);
+  }
+  return out;
+}
+
 }  // namespace nfv

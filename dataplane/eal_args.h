@@ -17,4 +17,14 @@ std::vector<std::string> complete_eal_args(std::vector<std::string> args, const 
 
 bool has_eal_flag(const std::vector<std::string>& args, const std::string& flag);
 
+// A DPDK program's command line split at the first `--`: EAL arguments
+// before it (eal[0] is the program name), the program's own after it; with
+// no `--`, all are the program's. `help` is set by -h or --help anywhere.
+struct CommandLine {
+  std::vector<char*> eal;
+  std::vector<char*> app;
+  bool help = false;
+};
+CommandLine split_command_line(int argc, char** argv);
+
 }  // namespace nfv

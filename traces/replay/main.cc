@@ -110,20 +110,13 @@ struct OpenPorts {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<char*> eal_argv{argv[0]}, app_argv;
-  bool after_separator = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!after_separator && std::strcmp(argv[i], "--") == 0) {
-      after_separator = true;
-      continue;
-    }
-    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    (after_separator ? app_argv : eal_argv).push_back(argv[i]);
+  const nfv::CommandLine command_line = nfv::split_command_line(argc, argv);
+  if (command_line.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
-  if (!after_separator) app_argv.assign(eal_argv.begin() + 1, eal_argv.end()), eal_argv.resize(1);
+  const std::vector<char*>& eal_argv = command_line.eal;
+  const std::vector<char*>& app_argv = command_line.app;
 
   AppArgs app;
   nfv::ReplayPlan plan;
