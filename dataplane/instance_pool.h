@@ -28,6 +28,8 @@ enum class InstanceState : uint8_t { kFree, kActive, kDraining };
 struct alignas(64) InstanceCounters {
   uint64_t in_packets = 0;
   uint64_t out_packets = 0;
+  uint64_t in_bytes = 0;
+  uint64_t out_bytes = 0;
   uint64_t dropped = 0;      // by the VNF
   uint64_t busy_tsc = 0;     // time spent processing (sampled, see Worker::serve)
   uint64_t bursts = 0;

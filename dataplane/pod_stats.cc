@@ -45,6 +45,11 @@ void add_hop_stats(nfv::stats::HopStats& hs, const InstancePool& pool, int hop, 
     is->set_out_packets(load(instance.counters.out_packets));
     is->set_dropped(load(instance.counters.dropped));
     is->set_queue_depth(load(instance.counters.queue_depth));
+    is->set_in_bytes(load(instance.counters.in_bytes));
+    is->set_out_bytes(load(instance.counters.out_bytes));
+    uint64_t refused = 0;
+    for (const auto& w : workers) refused += load(w->counters().instance_queue_full[hop][s]);
+    is->set_queue_full(refused);
     is->set_busy_cycles(load(instance.counters.busy_tsc));
     uint64_t flows = 0;
     for (const auto& w : workers)
@@ -112,6 +117,15 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
       cs->set_out_packets(cs->out_packets() + load(cc.out_packets));
       cs->set_out_bytes(cs->out_bytes() + load(cc.out_bytes));
       latency.merge(cc.latency);
+    }
+    for (int r = 0; r < kDropReasonCount; ++r) {
+      uint64_t total = 0;
+      for (const auto& w : workers) total += load(w->counters().chains[c].drops[r]);
+      if (!total) continue;
+      auto* ds = cs->add_drops();
+      ds->set_reason(drop_reason_name(static_cast<DropReason>(r)));
+      ds->set_description(drop_reason_description(static_cast<DropReason>(r)));
+      ds->set_packets(total);
     }
     auto* ls = cs->mutable_latency();
     ls->set_samples(latency.count());

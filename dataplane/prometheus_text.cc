@@ -65,6 +65,9 @@ std::string prometheus_text(const nfv::stats::PodStats& s) {
     e.add("nfv_chain_out_packets_total", "counter", "Packets that left a chain at this pod's egress.", l,
           static_cast<double>(c.out_packets()));
     e.add("nfv_chain_out_bytes_total", "counter", "Bytes that left a chain at this pod's egress.", l, static_cast<double>(c.out_bytes()));
+    for (const auto& d : c.drops())
+      e.add("nfv_chain_drops_total", "counter", "Packets of a chain dropped, by reason.", l + ",reason=\"" + d.reason() + "\"",
+            static_cast<double>(d.packets()));
     for (const auto& [q, v] : {std::pair{"0.5", c.latency().p50_us()}, {"0.95", c.latency().p95_us()}, {"0.99", c.latency().p99_us()}})
       e.add("nfv_chain_latency_seconds", "gauge", "End-to-end latency from the ingress timestamp, by quantile.",
             l + ",quantile=\"" + q + "\"", v / 1e6);
@@ -79,6 +82,9 @@ std::string prometheus_text(const nfv::stats::PodStats& s) {
     for (const auto& i : h.instances()) {
       const std::string il = fmt::format("{},instance=\"{}\"", l, i.id());
       e.add("nfv_instance_packets_total", "counter", "Packets processed by an instance.", il, static_cast<double>(i.in_packets()));
+      e.add("nfv_instance_bytes_total", "counter", "Bytes processed by an instance.", il, static_cast<double>(i.in_bytes()));
+      e.add("nfv_instance_queue_full_total", "counter", "Packets an instance's full queue refused.", il,
+            static_cast<double>(i.queue_full()));
       e.add("nfv_instance_queue_depth", "gauge", "Packets waiting in an instance's input queue.", il, static_cast<double>(i.queue_depth()));
       e.add("nfv_instance_flows", "gauge", "Flows pinned to an instance.", il, static_cast<double>(i.flows()));
       e.add("nfv_instance_busy_fraction", "gauge", "Share of time an instance spent processing.", il, i.busy_fraction());

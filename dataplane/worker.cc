@@ -79,6 +79,13 @@ void Worker::prepare() {
   counters_.ports.resize(layout.ports.size());
   counters_.chains.resize(layout.chains.size());
   counters_.hops.resize(hop_places_.size());
+  counters_.instance_queue_full.resize(hop_places_.size());
+}
+
+// A drop of a packet that is on its chain: counted for the chain too.
+void Worker::drop_in_chain(rte_mbuf* m, DropReason reason) {
+  counters_.chains[chain_meta(m).chain].drops[static_cast<int>(reason)]++;
+  drop(m, reason);
 }
 
 void Worker::drop(rte_mbuf* m, DropReason reason) {
@@ -127,7 +134,7 @@ void Worker::send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n) {
   const uint16_t take = std::min(room, n);
   std::copy_n(pkts, take, buffer.pkts + buffer.count);
   buffer.count = static_cast<uint16_t>(buffer.count + take);
-  for (uint16_t i = take; i < n; ++i) drop(pkts[i], DropReason::tx_full);
+  for (uint16_t i = take; i < n; ++i) drop_in_chain(pkts[i], DropReason::tx_full);
 }
 
 // Transmits what the buffer holds. What the driver does not take stays for
@@ -238,7 +245,7 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
     if (site_chosen) {
       const auto at = std::find(sites.begin(), sites.end(), site);
       if (at == sites.end()) {
-        for (uint16_t i = 0; i < n; ++i) drop(pkts[i], DropReason::no_route);
+        for (uint16_t i = 0; i < n; ++i) drop_in_chain(pkts[i], DropReason::no_route);
         return;
       }
       return steer(first_pool + static_cast<int>(at - sites.begin()), pkts, n);
@@ -281,7 +288,7 @@ void Worker::send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uin
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
     if (!link) {
-      drop(m, DropReason::no_route);
+      drop_in_chain(m, DropReason::no_route);
       continue;
     }
     ChainMeta& meta = chain_meta(m);
@@ -289,14 +296,15 @@ void Worker::send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uin
     meta.next_stage = static_cast<uint8_t>(stage);
     switch (link->offer(m, now_tsc_)) {
       case WanVerdict::kQueued: break;
-      case WanVerdict::kLost: drop(m, DropReason::wan_loss); break;
-      case WanVerdict::kQueueFull: drop(m, DropReason::wan_queue_full); break;
-      case WanVerdict::kBandwidthExceeded: drop(m, DropReason::wan_bandwidth); break;
+      case WanVerdict::kLost: drop_in_chain(m, DropReason::wan_loss); break;
+      case WanVerdict::kQueueFull: drop_in_chain(m, DropReason::wan_queue_full); break;
+      case WanVerdict::kBandwidthExceeded: drop_in_chain(m, DropReason::wan_bandwidth); break;
     }
   }
 }
 
-void Worker::enqueue_instance(int hop, Instance& instance, rte_mbuf** pkts, uint16_t n) {
+void Worker::enqueue_instance(int hop, int slot, rte_mbuf** pkts, uint16_t n) {
+  Instance& instance = pod_.pools[hop]->slot(slot);
   // Our own instance, nothing queued ahead and no rate to enforce: serve the
   // burst now rather than through the queue (same order, fewer cycles).
   if (instance.owner == index_ && instance.bucket.unlimited() && rte_ring_count(instance.queue) == 0) {
@@ -308,7 +316,8 @@ void Worker::enqueue_instance(int hop, Instance& instance, rte_mbuf** pkts, uint
   counters_.hops[hop].steered += queued;
   if (queued == n) return;
   counters_.hops[hop].queue_full += n - queued;
-  for (uint16_t i = static_cast<uint16_t>(queued); i < n; ++i) drop(pkts[i], DropReason::instance_queue_full);
+  counters_.instance_queue_full[hop][slot] += n - queued;
+  for (uint16_t i = static_cast<uint16_t>(queued); i < n; ++i) drop_in_chain(pkts[i], DropReason::instance_queue_full);
 }
 
 // Hands packets to the hop's instances: a stateful VNF's flows stay on the
@@ -318,12 +327,12 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
   InstancePool& pool = *pod_.pools[hop];
   if (view.active == 0) {
     // A placement without instances (a plan that kept flows away from it).
-    for (uint16_t i = 0; i < n; ++i) drop(pkts[i], DropReason::no_route);
+    for (uint16_t i = 0; i < n; ++i) drop_in_chain(pkts[i], DropReason::no_route);
     return;
   }
   if (!view.stateful && view.active == 1 && view.maglev.size()) {
     // One instance and nothing to keep apart: the whole burst goes there.
-    return enqueue_instance(hop, pool.slot(view.maglev[0]), pkts, n);
+    return enqueue_instance(hop, view.maglev[0], pkts, n);
   }
   FlowAffinity* pins = affinity_[hop].get();
   uint64_t used = 0;  // bit per slot with packets
@@ -339,7 +348,7 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
   while (used) {
     const int slot = __builtin_ctzll(used);
     used &= used - 1;
-    enqueue_instance(hop, pool.slot(slot), steer_buffer_[slot], steer_count_[slot]);
+    enqueue_instance(hop, slot, steer_buffer_[slot], steer_count_[slot]);
   }
 }
 
@@ -364,13 +373,22 @@ void Worker::serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n) {
   // reads per burst would cost the fast path more than the estimate is worth.
   const bool sample = (++instance.counters.bursts % kBusySampleEvery) == 0;
   const uint64_t start = sample ? rte_rdtsc() : 0;
+  uint64_t bytes_in = 0;
+  for (uint16_t i = 0; i < n; ++i) bytes_in += rte_pktmbuf_pkt_len(burst[i]);
   uint16_t n_dropped = 0;
   const uint16_t kept = instance.vnf->process(burst, n, dropped, &n_dropped);
   if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
+  uint64_t bytes_out = bytes_in;
+  if (n_dropped || kept != n) {
+    bytes_out = 0;
+    for (uint16_t i = 0; i < kept; ++i) bytes_out += rte_pktmbuf_pkt_len(burst[i]);
+  }
+  instance.counters.in_bytes += bytes_in;
+  instance.counters.out_bytes += bytes_out;
   instance.counters.in_packets += n;
   instance.counters.out_packets += kept;
   instance.counters.dropped += n_dropped;
-  for (uint16_t i = 0; i < n_dropped; ++i) drop(dropped[i], DropReason::vnf);
+  for (uint16_t i = 0; i < n_dropped; ++i) drop_in_chain(dropped[i], DropReason::vnf);
   const HopPlace& place = hop_places_[hop];
   advance(place.chain, place.stage + 1, place.site, burst, kept);
 }
@@ -441,7 +459,7 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
     nsh.src_site = meta.site;
     nsh.dst_site = static_cast<uint8_t>(link.to);
     if (!nsh_encap(pkts[i], out.mac, peer_mac, nsh)) {
-      drop(pkts[i], DropReason::no_headroom);
+      drop_in_chain(pkts[i], DropReason::no_headroom);
       continue;
     }
     send_to_port(link.port, pkts[i]);
@@ -565,7 +583,7 @@ void Worker::drain_on_stop() {
     idle_backoff();
   }
   for (auto& link : links_)
-    while (rte_mbuf* m = link->take_any()) drop(m, DropReason::shutdown);
+    while (rte_mbuf* m = link->take_any()) drop_in_chain(m, DropReason::shutdown);
   // Instance queues that could not drain (a rate-limited instance at stop).
   for (std::size_t hop = 0; hop < pod_.pools.size(); ++hop) {
     InstancePool* pool = pod_.pools[hop].get();
@@ -573,7 +591,7 @@ void Worker::drain_on_stop() {
     for (int slot = index_; slot < kMaxInstancesPerPool; slot += pod_.worker_count) {
       rte_ring* queue = pool->slot(slot).queue;
       rte_mbuf* m;
-      while (queue && rte_ring_dequeue(queue, reinterpret_cast<void**>(&m)) == 0) drop(m, DropReason::shutdown);
+      while (queue && rte_ring_dequeue(queue, reinterpret_cast<void**>(&m)) == 0) drop_in_chain(m, DropReason::shutdown);
     }
   }
   for (auto& buffer : tx_) {

@@ -61,7 +61,7 @@ class Worker {
   void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n, bool site_chosen = false);
   void send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n);
   void steer(int hop, rte_mbuf** pkts, uint16_t n);
-  void enqueue_instance(int hop, Instance& instance, rte_mbuf** pkts, uint16_t n);
+  void enqueue_instance(int hop, int slot, rte_mbuf** pkts, uint16_t n);
   void serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n);
   bool run_instances();
   uint16_t run_instance(int hop, Instance& instance);
@@ -72,6 +72,7 @@ class Worker {
   void take_default(int port, rte_mbuf* m, DropReason reason);
   void deliver_from_link(int link, rte_mbuf** pkts, uint16_t n);
   void drop(rte_mbuf* m, DropReason reason);
+  void drop_in_chain(rte_mbuf* m, DropReason reason);
   uint16_t copy_for_capture(int port, rte_mbuf** pkts, uint16_t n, bool tx, rte_mbuf** copies);
   void hand_to_capture(int port, rte_mbuf** copies, uint16_t n);
   void idle_backoff();

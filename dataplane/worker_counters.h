@@ -8,6 +8,7 @@
 
 #include "drop_reasons.h"
 #include "latency_histogram.h"
+#include "pod_layout.h"
 
 namespace nfv {
 
@@ -21,6 +22,7 @@ struct alignas(64) PortCounters {
 struct alignas(64) ChainCounters {
   uint64_t in_packets = 0, in_bytes = 0;     // entered the chain at this pod
   uint64_t out_packets = 0, out_bytes = 0;   // left the chain at this pod's egress
+  std::array<uint64_t, kDropReasonCount> drops{};  // of packets on this chain
   LatencyHistogram latency;                  // ingress to egress, ns
 };
 
@@ -33,7 +35,8 @@ struct alignas(64) HopCounters {
 struct alignas(64) WorkerCounters {
   std::vector<PortCounters> ports;
   std::vector<ChainCounters> chains;
-  std::vector<HopCounters> hops;
+  std::vector<HopCounters> hops;  // by pool
+  std::vector<std::array<uint64_t, kMaxInstancesPerPool>> instance_queue_full;  // by pool, slot
   std::array<uint64_t, kDropReasonCount> drops{};
   uint64_t loops = 0;
   uint64_t busy_tsc = 0;        // time in iterations that moved packets

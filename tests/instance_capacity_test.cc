@@ -33,8 +33,17 @@ chains:
   // Two instances at 20,000 packets/s each, for the time the pod forwarded.
   const double expected = 2 * 20000.0 * stats.forwarding_s();
   EXPECT_NEAR(static_cast<double>(hop.in_packets()), expected, 0.05 * expected);
-  for (const auto& instance : hop.instances())
+  uint64_t refused = 0;
+  for (const auto& instance : hop.instances()) {
     EXPECT_NEAR(static_cast<double>(instance.in_packets()), expected / 2, 0.05 * expected / 2);
+    EXPECT_GT(instance.in_bytes(), instance.in_packets() * 60) << "bytes counted per instance";
+    EXPECT_EQ(instance.out_bytes(), instance.in_bytes()) << "forward keeps every byte";
+    refused += instance.queue_full();
+  }
+  EXPECT_EQ(refused, hop.queue_full()) << "per-instance refusals add up to the hop's";
+  ASSERT_EQ(chain.drops_size(), 1);
+  EXPECT_EQ(chain.drops(0).reason(), "instance_queue_full");
+  EXPECT_EQ(chain.drops(0).packets(), drops(stats, "instance_queue_full")) << "the chain's drops by reason";
   EXPECT_GT(drops(stats, "instance_queue_full"), chain.in_packets() / 2) << "the overload should mostly be dropped";
   EXPECT_EQ(hop.queue_full(), drops(stats, "instance_queue_full"));
   EXPECT_EQ(chain.in_packets(), chain.out_packets() + drops(stats, "instance_queue_full") + drops(stats, "shutdown"));

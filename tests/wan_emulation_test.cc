@@ -157,6 +157,9 @@ TEST_P(WanEmulation, MeasuredOneWayDelayAndLossMatchTheLink) {
   const auto& chain = chain_stats(stats, "probe");
   EXPECT_EQ(chain.in_packets(), static_cast<uint64_t>(kProbes));
   EXPECT_EQ(chain.out_packets() + drops(stats, "wan_loss"), chain.in_packets());
+  ASSERT_EQ(chain.drops_size(), 1);
+  EXPECT_EQ(chain.drops(0).reason(), "wan_loss");
+  EXPECT_EQ(chain.drops(0).packets(), drops(stats, "wan_loss"));
   EXPECT_EQ(static_cast<uint64_t>(r.received), chain.out_packets());
   EXPECT_EQ(stats.mempool_in_use_after_close(), 0) << "mbuf leak";
 }
