@@ -125,16 +125,21 @@ inline void Worker::send_to_port(int port, rte_mbuf* m) {
     if (buffer.count == TxBuffer::kSize) return drop(m, DropReason::tx_full);
   }
   buffer.pkts[buffer.count++] = m;
+  buffer.bytes += rte_pktmbuf_pkt_len(m);
 }
 
-void Worker::send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n) {
+void Worker::send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n, uint64_t bytes) {
   TxBuffer& buffer = tx_[port];
   if (buffer.count + n > TxBuffer::kSize) flush_port(port);
   const uint16_t room = static_cast<uint16_t>(TxBuffer::kSize - buffer.count);
   const uint16_t take = std::min(room, n);
   std::copy_n(pkts, take, buffer.pkts + buffer.count);
   buffer.count = static_cast<uint16_t>(buffer.count + take);
-  for (uint16_t i = take; i < n; ++i) drop_in_chain(pkts[i], DropReason::tx_full);
+  for (uint16_t i = take; i < n; ++i) {
+    bytes -= rte_pktmbuf_pkt_len(pkts[i]);
+    drop_in_chain(pkts[i], DropReason::tx_full);
+  }
+  buffer.bytes += bytes;
 }
 
 // Transmits what the buffer holds. What the driver does not take stays for
@@ -156,10 +161,12 @@ void Worker::flush_port(int port) {
     if (n_copies > keep) rte_pktmbuf_free_bulk(copies + keep, n_copies - keep);
   }
   if (sent == 0) return;
-  uint64_t bytes = 0;
-  for (uint16_t i = 0; i < sent; ++i) bytes += rte_pktmbuf_pkt_len(buffer.pkts[i]);
+  // Sent mbufs may already be freed: count bytes from what is still ours.
+  uint64_t unsent_bytes = 0;
+  for (uint16_t i = sent; i < buffer.count; ++i) unsent_bytes += rte_pktmbuf_pkt_len(buffer.pkts[i]);
   counters_.ports[port].tx_packets += sent;
-  counters_.ports[port].tx_bytes += bytes;
+  counters_.ports[port].tx_bytes += buffer.bytes - unsent_bytes;
+  buffer.bytes = unsent_bytes;
   std::copy(buffer.pkts + sent, buffer.pkts + buffer.count, buffer.pkts);
   buffer.count = static_cast<uint16_t>(buffer.count - sent);
 }
@@ -280,7 +287,7 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
     if (now_ns_ >= ingress_ns) cc.latency.record(now_ns_ - ingress_ns);
   }
   cc.out_bytes += bytes;
-  send_burst_to_port(route.egress_port, pkts, n);
+  send_burst_to_port(route.egress_port, pkts, n, bytes);
 }
 
 void Worker::send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n) {
@@ -597,6 +604,7 @@ void Worker::drain_on_stop() {
   for (auto& buffer : tx_) {
     for (uint16_t i = 0; i < buffer.count; ++i) drop(buffer.pkts[i], DropReason::shutdown);
     buffer.count = 0;
+    buffer.bytes = 0;
   }
   __atomic_store_n(&counters_.in_flight, 0, __ATOMIC_RELAXED);
 }

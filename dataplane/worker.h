@@ -44,6 +44,7 @@ class Worker {
   struct alignas(64) TxBuffer {
     static constexpr uint16_t kSize = 2 * kBurstSize;
     uint16_t count = 0;
+    uint64_t bytes = 0;  // of the packets held, counted on the way in
     rte_mbuf* pkts[kSize];
   };
 
@@ -66,7 +67,7 @@ class Worker {
   bool run_instances();
   uint16_t run_instance(int hop, Instance& instance);
   [[gnu::always_inline]] inline void send_to_port(int port, rte_mbuf* m);
-  void send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n);
+  void send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n, uint64_t bytes);
   void flush_port(int port);
   void flush_all();
   void take_default(int port, rte_mbuf* m, DropReason reason);
