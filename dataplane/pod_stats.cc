@@ -195,6 +195,7 @@ void add_site_stats(nfv::stats::PodStats& stats, const PodLayout& layout, double
     s.set_dropped(s.dropped() + hop.dropped());
     s.set_queue_full(s.queue_full() + hop.queue_full());
     for (auto& instance : *hop.mutable_instances()) {
+      s.set_processed_bytes(s.processed_bytes() + instance.in_bytes());
       const double fraction = window > 0 ? static_cast<double>(instance.busy_cycles()) / window : 0;
       instance.set_busy_fraction(fraction);
       s.set_busy_cores(s.busy_cores() + fraction);
@@ -204,6 +205,8 @@ void add_site_stats(nfv::stats::PodStats& stats, const PodLayout& layout, double
     auto& s = sites[port.site()];
     s.set_rx_packets(s.rx_packets() + port.rx_packets());
     s.set_tx_packets(s.tx_packets() + port.tx_packets());
+    s.set_rx_bytes(s.rx_bytes() + port.rx_bytes());
+    s.set_tx_bytes(s.tx_bytes() + port.tx_bytes());
   }
   for (auto& [name, s] : sites) *stats.add_sites() = s;
 }

@@ -50,6 +50,8 @@ chains:
   ASSERT_EQ(stats.sites_size(), 1);
   EXPECT_EQ(stats.sites(0).active_instances(), 2u);
   EXPECT_EQ(stats.sites(0).processed_packets(), hop.in_packets());
+  EXPECT_EQ(stats.sites(0).rx_bytes(), port_stats(stats, "in").rx_bytes());
+  EXPECT_GT(stats.sites(0).processed_bytes(), 0u);
   EXPECT_EQ(stats.mempool_in_use_after_close(), 0);
 }
 
