@@ -25,6 +25,8 @@
 
 #include "pod_stats.pb.h"
 
+#include "run_command.h"
+
 namespace {
 
 constexpr int kFlows = 1024;
@@ -34,17 +36,6 @@ struct Result {
   double mpps = 0;
   double cycles_per_packet = 0;
 };
-
-std::string run(const std::string& command) {
-  std::string out;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return out;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
-  pclose(pipe);
-  return out;
-}
 
 // 64-byte Ethernet/IPv4/UDP frames, one per flow, written with libpcap.
 void write_capture(const std::string& path) {
@@ -89,7 +80,7 @@ Result run_testpmd(const std::string& pcap, int seconds) {
                               "--log-level=lib.eal:warning --vdev 'net_pcap0,rx_pcap=" + pcap +
                               ",infinite_rx=1' -- --forward-mode=io --port-topology=loop --nb-cores=1 "
                               "--record-core-cycles --stats-period=1";
-  const std::string out = run(command);
+  const std::string out = nfv::bench::run_command(command);
   // Per-second Rx-pps readings; skip the first (warm-up) and take the median.
   std::vector<double> pps;
   std::regex rx_pps(R"(Rx-pps:\s+(\d+))");
@@ -128,7 +119,7 @@ chains:
   const std::string config_path = dir + "/bench" + std::to_string(hops) + ".yaml";
   const std::string stats_path = dir + "/bench" + std::to_string(hops) + ".json";
   std::ofstream(config_path) << config.str();
-  const std::string out = run(pod_binary + " -l 0,1 --log-level=lib.eal:warning -- --config " + config_path +
+  const std::string out = nfv::bench::run_command(pod_binary + " -l 0,1 --log-level=lib.eal:warning -- --config " + config_path +
                               " --run-for-s " + std::to_string(seconds) + " --stats-interval-s 0 --stats-json " + stats_path);
   nfv::stats::PodStats stats;
   std::stringstream json;

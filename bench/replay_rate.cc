@@ -18,20 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "run_command.h"
+
 namespace {
 
 constexpr double kTargetMpps = 5.0;
-
-std::string run(const std::string& command) {
-  std::string out;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return out;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
-  pclose(pipe);
-  return out;
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -40,7 +31,7 @@ double median(std::vector<double> v) {
 }
 
 double run_testpmd_txonly(int seconds) {
-  const std::string out = run("timeout -s INT " + std::to_string(seconds + 4) +
+  const std::string out = nfv::bench::run_command("timeout -s INT " + std::to_string(seconds + 4) +
                               " dpdk-testpmd -l 0,1 --no-pci --file-prefix=bench_txonly --huge-unlink "
                               "--log-level=lib.eal:warning --vdev net_null0 -- --forward-mode=txonly --txpkts=64 "
                               "--nb-cores=1 --burst=32 --stats-period=1");
@@ -68,7 +59,7 @@ double run_replay(const std::string& binary, const std::string& dir, int seconds
     for (int c = 0; c < chains; ++c) yaml << "    - {column: chain, dst_prefix: 10." << c + 1 << ".0.0/16}\n";
   }
   std::ofstream(config) << yaml.str();
-  const std::string out = run(binary + " -l 1 --log-level=lib.eal:warning -- --config " + config + " --csv " + csv + " --quiet");
+  const std::string out = nfv::bench::run_command(binary + " -l 1 --log-level=lib.eal:warning -- --config " + config + " --csv " + csv + " --quiet");
   // Sum the chains of each slot; skip slot 0 (warm-up).
   std::vector<double> per_slot(static_cast<std::size_t>(seconds), 0);
   std::ifstream in(csv);

@@ -1,6 +1,8 @@
 #include "eal_args.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
 
 namespace nfv {
 
@@ -41,6 +43,14 @@ CommandLine split_command_line(int argc, char** argv) {
     out.eal.resize(1);
   }
   return out;
+}
+
+double parse_option_number(const std::string& flag, const char* value) {
+  char* end = nullptr;
+  const double v = value ? std::strtod(value, &end) : 0;
+  if (!value || *end != '\0' || v < 0)
+    throw std::invalid_argument(flag + ": expected a number >= 0, got '" + (value ? value : "") + "'");
+  return v;
 }
 
 }  // namespace nfv

@@ -27,4 +27,8 @@ struct CommandLine {
 };
 CommandLine split_command_line(int argc, char** argv);
 
+// The number after a command-line flag; throws std::invalid_argument naming
+// the flag unless it is a number >= 0.
+double parse_option_number(const std::string& flag, const char* value);
+
 }  // namespace nfv

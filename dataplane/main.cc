@@ -70,13 +70,6 @@ struct AppArgs {
   std::string log_level = "info";
 };
 
-double parse_number(const std::string& flag, const char* value) {
-  char* end = nullptr;
-  const double v = value ? std::strtod(value, &end) : 0;
-  if (!value || *end != '\0' || v < 0) throw std::invalid_argument(flag + ": expected a number >= 0");
-  return v;
-}
-
 AppArgs parse_app_args(const std::vector<char*>& args) {
   AppArgs out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -88,10 +81,10 @@ AppArgs parse_app_args(const std::vector<char*>& args) {
     if (a == "--config") out.config = value();
     else if (a == "--check-config") out.check_only = true;
     else if (a == "--list-vnfs") out.list_vnfs = true;
-    else if (a == "--run-for-s") out.run.run_for_s = parse_number(a, value());
-    else if (a == "--stop-when-idle-ms") out.run.stop_when_idle_ms = static_cast<uint32_t>(parse_number(a, value()));
+    else if (a == "--run-for-s") out.run.run_for_s = nfv::parse_option_number(a, value());
+    else if (a == "--stop-when-idle-ms") out.run.stop_when_idle_ms = static_cast<uint32_t>(nfv::parse_option_number(a, value()));
     else if (a == "--stats-json") out.stats_json = value();
-    else if (a == "--stats-interval-s") out.run.stats_interval_s = parse_number(a, value());
+    else if (a == "--stats-interval-s") out.run.stats_interval_s = nfv::parse_option_number(a, value());
     else if (a == "--log-level") out.log_level = value();
     else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
   }

@@ -71,13 +71,6 @@ struct AppArgs {
   bool quiet = false;
 };
 
-double parse_number(const std::string& flag, const char* value) {
-  char* end = nullptr;
-  const double v = std::strtod(value, &end);
-  if (*end != '\0' || v < 0) throw std::invalid_argument(flag + ": expected a number >= 0, got '" + value + "'");
-  return v;
-}
-
 AppArgs parse_app_args(const std::vector<char*>& args) {
   AppArgs out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -89,9 +82,9 @@ AppArgs parse_app_args(const std::vector<char*>& args) {
     if (a == "--config") out.config = value();
     else if (a == "--check-config") out.check_only = true;
     else if (a == "--csv") out.csv = value();
-    else if (a == "--run-for-s") out.run_for_s = parse_number(a, value());
-    else if (a == "--drain-ms") out.drain_ms = parse_number(a, value());
-    else if (a == "--stop-when-idle-ms") out.stop_when_idle_ms = parse_number(a, value());
+    else if (a == "--run-for-s") out.run_for_s = nfv::parse_option_number(a, value());
+    else if (a == "--drain-ms") out.drain_ms = nfv::parse_option_number(a, value());
+    else if (a == "--stop-when-idle-ms") out.stop_when_idle_ms = nfv::parse_option_number(a, value());
     else if (a == "--quiet") out.quiet = true;
     else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
   }
