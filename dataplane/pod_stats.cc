@@ -29,6 +29,8 @@ void add_hop_stats(nfv::stats::HopStats& hs, const InstancePool& pool, int hop, 
   hs.set_chain(name.substr(0, name.find('/')));
   hs.set_hop(static_cast<uint32_t>(std::stoul(name.substr(name.find('/') + 1))));
   hs.set_vnf(pool.hop().vnf);
+  hs.set_service_rate_pps(pool.hop().service_rate_pps);
+  hs.set_queue_packets(pool.hop().queue_packets);
   hs.set_active_instances(static_cast<uint32_t>(pool.active()));
   hs.set_draining_instances(static_cast<uint32_t>(pool.draining()));
   uint64_t in = pool.freed_totals().in_packets, out = pool.freed_totals().out_packets, dropped = pool.freed_totals().dropped;
@@ -146,6 +148,8 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
     auto* ls = out.add_links();
     ls->set_name(info.name);
     ls->set_delay_ms(link_params[l].delay_ms);
+    ls->set_from_site(layout.sites[info.from].name);
+    ls->set_to_site(layout.sites[info.to].name);
     for (const auto& w : workers) {
       const WanLinkCounters& wc = w->link(static_cast<int>(l)).counters();
       ls->set_offered_packets(ls->offered_packets() + load(wc.offered_packets));

@@ -331,7 +331,6 @@ void Worker::enqueue_instance(int hop, int slot, rte_mbuf** pkts, uint16_t n) {
 // instance they are pinned to; other packets follow the Maglev table.
 void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
   const PoolView& view = snapshot_->pools[hop];
-  InstancePool& pool = *pod_.pools[hop];
   if (view.active == 0) {
     // A placement without instances (a plan that kept flows away from it).
     for (uint16_t i = 0; i < n; ++i) drop_in_chain(pkts[i], DropReason::no_route);

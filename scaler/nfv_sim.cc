@@ -43,10 +43,12 @@ constexpr const char* kUsage = R"(usage: nfv-sim [options]
   --site-capacity N      instances every site can host, overriding the topology
   --calibration FILE     measured VNF rates and link delays (YAML)
   --csv FILE             one line per slot
+  --chain-csv FILE       one line per slot and chain
   --quiet                no progress line
 
 policy parameters:
-  static      instances=N (1), placement=ingress|path (ingress)
+  static      instances=N (1), placement=ingress|path (ingress), or
+              plan=FILE: a plan file (YAML, proto/plan.proto) instead
   threshold   the same for the starting plan, and target (0.7), tolerance (0.1),
               window (5 slots), max_up (4), max_down (1), min (1), max (64)
 
@@ -70,6 +72,8 @@ struct Options {
   std::optional<std::uint32_t> site_capacity;
   std::string calibration;
   std::string csv;
+  std::string chain_csv;
+  bool queue_given = false;
   bool quiet = false;
 };
 
@@ -134,12 +138,16 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--slot-seconds") o.sim.scale.slot_wall_seconds = number(option, value);
     else if (option == "--packet-bytes") o.sim.scale.mean_packet_bytes = number(option, value);
     else if (option == "--volume-scale") o.sim.scale.volume_scale = number(option, value);
-    else if (option == "--queue-packets") o.sim.queue_packets_per_instance = number(option, value);
+    else if (option == "--queue-packets") {
+      o.sim.queue_packets_per_instance = number(option, value);
+      o.queue_given = true;
+    }
     else if (option == "--sla-penalty") o.sim.sla.price = number(option, value);
     else if (option == "--sla-basis") o.sim.sla.basis = nfv::parse_sla_basis(value);
     else if (option == "--site-capacity") o.site_capacity = static_cast<std::uint32_t>(count(option, value));
     else if (option == "--calibration") o.calibration = value;
     else if (option == "--csv") o.csv = value;
+    else if (option == "--chain-csv") o.chain_csv = value;
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
   }
   return o;
@@ -185,7 +193,18 @@ void print_summary(const nfv::EpisodeSummary& s, const nfv::SlaPenalty& sla) {
 int run(const Options& o) {
   nfv::Topology topology = nfv::load_topology_yaml(o.topology);
   std::vector<std::string> calibrated;
-  if (!o.calibration.empty()) calibrated = nfv::apply_calibration(nfv::load_calibration(o.calibration), topology);
+  nfv::SimSettings settings = o.sim;
+  if (!o.calibration.empty()) {
+    const nfv::LoadedCalibration calibration = nfv::load_calibration(o.calibration);
+    calibrated = nfv::apply_calibration(calibration, topology);
+    // The command line wins over the file.
+    const double queue = calibration.message.queue_packets_per_instance();
+    if (queue > 0 && !o.queue_given) {
+      calibrated.push_back("queue per instance: " + std::to_string(static_cast<long>(settings.queue_packets_per_instance)) +
+                           " -> " + std::to_string(static_cast<long>(queue)) + " packets");
+      settings.queue_packets_per_instance = queue;
+    }
+  }
   if (o.site_capacity)
     for (nfv::Site& site : topology.sites) site.instance_capacity = *o.site_capacity;
 
@@ -200,7 +219,6 @@ int run(const Options& o) {
   if (o.slots && *o.slots < trace.rows()) trace = trace.slice(0, *o.slots);
   if (all_od_pairs(trace)) topology.chains = nfv::chains_for_od_pairs(trace, topology, split(o.vnfs, ','), o.sla_ms);
 
-  nfv::SimSettings settings = o.sim;
   settings.scale.trace_step_seconds = trace.step_seconds;
   auto model = std::make_shared<const nfv::SystemModel>(topology, settings);
   auto arrivals = std::make_shared<const nfv::ArrivalSchedule>(nfv::arrivals_for_chains(trace, topology, settings.scale));
@@ -224,6 +242,13 @@ int run(const Options& o) {
     csv << "slot,arrived_packets,delivered_packets,dropped_packets,late_packets,backlog_packets,mean_latency_ms,"
            "instances,started,operating_cost,deployment_cost,wan_cost,sla_penalty,total_cost\n";
   }
+  std::ofstream chain_csv;
+  if (!o.chain_csv.empty()) {
+    chain_csv.open(o.chain_csv);
+    if (!chain_csv) throw std::runtime_error(o.chain_csv + ": cannot write");
+    chain_csv << "slot,chain,arrived_packets,delivered_packets,dropped_packets,late_packets,backlog_packets,"
+                 "mean_latency_ms\n";
+  }
   const std::size_t progress_every = std::max<std::size_t>(1, arrivals->slots() / 100);
   nfv::CostBreakdown cost_so_far;
   const auto on_slot = [&](const nfv::SlotOutcome& outcome) {
@@ -239,6 +264,12 @@ int run(const Options& o) {
           << ',' << t.mean_latency_ms << ',' << instances << ',' << started << ',' << c.operating << ','
           << c.deployment << ',' << c.wan << ',' << c.sla_penalty << ',' << c.total() << '\n';
     }
+    if (chain_csv.is_open())
+      for (std::size_t c = 0; c < outcome.observation.chains.size(); ++c) {
+        const auto& t = outcome.observation.chains[c];
+        chain_csv << slot << ',' << model->topology().chains[c].name << ',' << t.arrived << ',' << t.delivered << ','
+                  << t.dropped << ',' << t.late << ',' << t.backlog << ',' << t.mean_latency_ms << '\n';
+      }
     if (!o.quiet && (slot % progress_every == 0 || slot + 1 == arrivals->slots()))
       std::fprintf(stderr, "\rslot %zu/%zu  cost %.1f  dropped %s ", slot + 1, arrivals->slots(), cost_so_far.total(),
                    percent(outcome.total.dropped, outcome.total.arrived).c_str());
@@ -247,6 +278,7 @@ int run(const Options& o) {
   if (!o.quiet) std::fprintf(stderr, "\n");
   print_summary(summary, settings.sla);
   if (csv.is_open()) std::printf("per-slot figures: %s\n", o.csv.c_str());
+  if (chain_csv.is_open()) std::printf("per-slot figures per chain: %s\n", o.chain_csv.c_str());
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "plan_file.h"
 #include "policy.h"
 
 namespace nfv {
@@ -53,14 +54,17 @@ class ParamReader {
   const PolicyParams& params_;
 };
 
-const std::set<std::string> kPlacementParams = {"instances", "placement"};
+const std::set<std::string> kPlacementParams = {"instances", "placement", "plan"};
 
 std::set<std::string> with_placement(std::set<std::string> keys) {
   keys.insert(kPlacementParams.begin(), kPlacementParams.end());
   return keys;
 }
 
+// The starting (or static) plan: a plan file, or a simple placement.
 Plan placed(const ParamReader& reader, const Topology& topology) {
+  const std::string file = reader.text("plan", "");
+  if (!file.empty()) return load_plan_file(file, topology);
   return place_chains(topology, reader.count("instances", 1), parse_placement(reader.text("placement", "ingress")));
 }
 

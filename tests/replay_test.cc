@@ -16,67 +16,11 @@
 
 #include "pcap_reader.h"
 #include "pod_runner.h"
+#include "replay_runner.h"
 #include "subprocess.h"
 
 namespace nfv::test {
 namespace {
-
-struct ReplayRun {
-  std::string dir, name;
-  std::unique_ptr<Subprocess> process;
-  std::string logs() const {
-    return "---- " + name + " stdout ----\n" + read_file(dir + "/" + name + ".out") + "---- " + name + " stderr ----\n" +
-           read_file(dir + "/" + name + ".err");
-  }
-  std::string csv() const { return dir + "/" + name + ".csv"; }
-};
-
-ReplayRun start_replay(const std::string& dir, const std::string& name, const std::string& yaml, const std::string& lcores,
-                       const std::vector<std::string>& options = {}) {
-  write_file(dir + "/" + name + ".yaml", yaml);
-  const char* binary = std::getenv("NFV_REPLAY");
-  std::vector<std::string> argv{binary ? binary : NFV_REPLAY_BINARY, "-l", lcores, "--log-level=lib.eal:warning", "--",
-                                "--config", dir + "/" + name + ".yaml", "--csv", dir + "/" + name + ".csv"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  ReplayRun run{dir, name, nullptr};
-  run.process = std::make_unique<Subprocess>(argv, dir + "/" + name + ".out", dir + "/" + name + ".err");
-  return run;
-}
-
-// One row of the per-slot CSV, by column name.
-using Row = std::map<std::string, std::string>;
-struct SlotCsv {
-  uint64_t start_ns = 0;
-  double slot_seconds = 0;
-  std::vector<Row> rows;
-};
-
-SlotCsv read_slot_csv(const std::string& path) {
-  SlotCsv csv;
-  std::istringstream in(read_file(path));
-  std::string line;
-  std::vector<std::string> header;
-  auto split = [](const std::string& text) {
-    std::vector<std::string> cells;
-    std::stringstream s(text);
-    std::string cell;
-    while (std::getline(s, cell, ',')) cells.push_back(cell);
-    if (!text.empty() && text.back() == ',') cells.push_back("");
-    return cells;
-  };
-  while (std::getline(in, line)) {
-    if (line.rfind("# start_unix_ns: ", 0) == 0) csv.start_ns = std::stoull(line.substr(17));
-    else if (line.rfind("# slot_wall_seconds: ", 0) == 0) csv.slot_seconds = std::stod(line.substr(21));
-    else if (header.empty()) header = split(line);
-    else {
-      const auto cells = split(line);
-      Row row;
-      for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
-      csv.rows.push_back(row);
-    }
-  }
-  return csv;
-}
 
 // The probe after Ethernet + IPv4 + UDP (probe_payload.h), network order.
 struct ProbeFields {
@@ -121,7 +65,7 @@ generator:
   const double mbit = 1e6 / 8 / ((7 * 64 + 4 * 576 + 1500) / 12.0) * 0.5;
   const double rates[3][2] = {{40, 10}, {80, 20}, {20, 30}};
   std::vector<double> target(6);
-  for (const auto& row : csv.rows) {
+  for (const CsvRow& row : csv.rows) {
     const int slot = std::stoi(row.at("slot")), chain = row.at("chain") == "video" ? 0 : 1;
     target[slot * 2 + chain] = std::stod(row.at("target_pps"));
     EXPECT_NEAR(target[slot * 2 + chain], rates[slot][chain] * mbit, 0.01);
@@ -247,7 +191,7 @@ sink: {port: from_pod}
   const SlotCsv csv = read_slot_csv(replay.csv());
   ASSERT_EQ(csv.rows.size(), 3u) << read_file(replay.csv());
   uint64_t sent = 0;
-  for (const auto& row : csv.rows) {
+  for (const CsvRow& row : csv.rows) {
     sent += std::stoull(row.at("sent"));
     const double target = std::stod(row.at("target_pps"));
     EXPECT_EQ(target, row.at("slot") == "0" ? 100000 : 200000);

@@ -13,6 +13,8 @@
 #include "cost_model.h"
 #include "environment.h"
 #include "plan.h"
+#include "plan_file.h"
+#include "pod_calibration.h"
 #include "policy.h"
 #include "rate_trace.h"
 #include "simulator.h"
@@ -366,6 +368,101 @@ TEST(Calibration, ErrorsNameTheFileLineAndField) {
     EXPECT_NE(std::string(e.what()).find("no 'nat'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(parse_calibration("vnf_rate: []\n", "cal.yaml"), std::runtime_error);
+}
+
+// A pod's stats with one hop of `vnf` at site A: its configured limit, and
+// packets and busy cycles (TSC at 1 GHz) measured on one instance.
+stats::PodStats pod_with_hop(const std::string& vnf, double limit, std::uint64_t packets, std::uint64_t busy_cycles) {
+  stats::PodStats pod;
+  pod.set_pod("p");
+  pod.set_tsc_hz(1'000'000'000);
+  auto* hop = pod.add_hops();
+  hop->set_chain("web");
+  hop->set_hop(1);
+  hop->set_site("A");
+  hop->set_vnf(vnf);
+  hop->set_service_rate_pps(limit);
+  hop->set_queue_packets(512);
+  auto* instance = hop->add_instances();
+  instance->set_in_packets(packets);
+  instance->set_busy_cycles(busy_cycles);
+  auto* link = pod.add_links();
+  link->set_from_site("A");
+  link->set_to_site("B");
+  link->set_delay_ms(12.25);
+  return pod;
+}
+
+TEST(PodCalibration, TakesTheConfiguredLimitOrTheCoresRateWhicheverIsLower) {
+  // 100,000 packets in 50 ms of busy cycles: the core alone does 2 Mpps.
+  const auto limited = calibrate_from_pods({pod_with_hop("fw", 2500, 100000, 50'000'000)});
+  ASSERT_EQ(limited.calibration.vnf_rates_size(), 1);
+  EXPECT_DOUBLE_EQ(limited.calibration.vnf_rates(0).service_rate_pps(), 2500);
+  EXPECT_NE(limited.calibration.vnf_rates(0).derived().find("configured limit"), std::string::npos);
+  // A limit above what the core manages: the core's rate.
+  const auto core_bound = calibrate_from_pods({pod_with_hop("fw", 5e6, 100000, 50'000'000)});
+  EXPECT_DOUBLE_EQ(core_bound.calibration.vnf_rates(0).service_rate_pps(), 2e6);
+  // No limit and too few packets to time: left out, with a warning.
+  const auto unmeasured = calibrate_from_pods({pod_with_hop("fw", 0, 10, 5000)});
+  EXPECT_EQ(unmeasured.calibration.vnf_rates_size(), 0);
+  ASSERT_EQ(unmeasured.warnings.size(), 1u);
+  EXPECT_NE(unmeasured.warnings[0].find("too few packets"), std::string::npos) << unmeasured.warnings[0];
+  EXPECT_THROW(calibrate_from_pods({}), std::invalid_argument);
+}
+
+TEST(PodCalibration, ItsFileReadsBackAndCalibratesTheTopology) {
+  const auto result = calibrate_from_pods({pod_with_hop("fw", 2500, 100000, 50'000'000)});
+  EXPECT_EQ(result.calibration.queue_packets_per_instance(), 512);
+  Topology t = two_sites(1000);
+  const LoadedCalibration loaded = parse_calibration(calibration_to_yaml(result.calibration), "cal.yaml");
+  EXPECT_EQ(loaded.message.queue_packets_per_instance(), 512);
+  apply_calibration(loaded, t);
+  EXPECT_DOUBLE_EQ(t.vnf_types[0].service_rate_pps, 2500);
+  EXPECT_DOUBLE_EQ(t.links[0].delay_ms, 12.25);
+}
+
+// --- Plan files ------------------------------------------------------------------
+
+TEST(PlanFile, ReadsNamesAndSplitsInProportionToInstancesByDefault) {
+  Topology t = two_sites(1000);
+  const Plan plan = parse_plan_file("pools:\n  - {chain: web, hop: 1, site: A, instances: 3}\n"
+                                    "  - {chain: web, hop: 1, site: B, instances: 1}\n",
+                                    "plan.yaml", t);
+  ASSERT_EQ(plan.pools.size(), 2u);
+  EXPECT_EQ(plan.pools[0].site, 0u);
+  EXPECT_EQ(plan.pools[0].hop, 0u);
+  EXPECT_EQ(plan.pools[0].instances, 3);
+  EXPECT_DOUBLE_EQ(plan.pools[0].split, 0.75);
+  EXPECT_DOUBLE_EQ(plan.pools[1].split, 0.25);
+  const Plan given = parse_plan_file("pools:\n  - {chain: web, hop: 1, site: A, instances: 3, split: 0.5}\n"
+                                     "  - {chain: web, hop: 1, site: B, instances: 1, split: 0.5}\n",
+                                     "plan.yaml", t);
+  EXPECT_DOUBLE_EQ(given.pools[0].split, 0.5);
+}
+
+TEST(PlanFile, ErrorsNameTheFileLineAndField) {
+  Topology t = two_sites(1000);
+  const auto error_of = [&](const std::string& text) {
+    try {
+      parse_plan_file(text, "plan.yaml", t);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 1, site: A, instances: 1}\n  - {chain: mail, hop: 1, site: A}\n")
+                .find("plan.yaml:3: pools[1].chain"),
+            std::string::npos);
+  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 2, site: A, instances: 1}\n").find("pools[0].hop: expected a hop of chain web, 1..1"),
+            std::string::npos)
+      << error_of("pools:\n  - {chain: web, hop: 2, site: A, instances: 1}\n");
+  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 1, site: Z, instances: 1}\n").find("pools[0].site"), std::string::npos);
+  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 1, site: A, instances: -1}\n").find("pools[0].instances"),
+            std::string::npos);
+  // Valid names, but the splits of the hop add up to 0.6.
+  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 1, site: A, instances: 1, split: 0.6}\n").find("plan.yaml: the plan is not valid"),
+            std::string::npos);
+  EXPECT_NE(error_of("pool: []\n").find("plan.yaml:1"), std::string::npos) << error_of("pool: []\n");
 }
 
 }  // namespace
