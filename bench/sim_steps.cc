@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
 
   for (const char* name : {"static", "threshold"}) {
     const nfv::PolicyParams params;
-    auto policy = nfv::make_policy(name, params, model->topology());
+    auto policy = nfv::make_policy(name, params, model);
     nfv::ScalerEnvironment environment(model, arrivals, nfv::starting_plan(params, model->topology()));
     nfv::run_episode(environment, *policy, 1);  // warm-up: buffers reach their size
     std::size_t steps = 0, episodes = 0;

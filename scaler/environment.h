@@ -58,6 +58,8 @@ struct EpisodeSummary {
   double max_instances = 0;
   double final_instances = 0;
   double started_instances = 0;   // deployments over the episode
+  // Wall time of the policy's decisions (decide() alone), milliseconds.
+  double decision_p50_ms = 0, decision_p99_ms = 0, decision_max_ms = 0;
 };
 
 // Called after every slot (progress lines, per-slot CSV).

@@ -31,7 +31,7 @@ constexpr const char* kUsage = R"(usage: nfv-sim [options]
   --slots N              run only the first N slots of the block
   --vnfs A,B             VNF types of the chains made from SRC->DST columns (default counter)
   --sla-ms MS            SLA latency of those chains (default 60)
-  --policy NAME          static | threshold (default static)
+  --policy NAME          static | threshold | online (default static)
   --param KEY=VALUE      policy parameter, repeatable (see below)
   --horizon N            slots of forecast the policy gets (default 1)
   --slot-seconds S       wall seconds one slot lasts (default 1)
@@ -45,12 +45,16 @@ constexpr const char* kUsage = R"(usage: nfv-sim [options]
   --csv FILE             one line per slot
   --chain-csv FILE       one line per slot and chain
   --quiet                no progress line
+  --explain              print why the policy decided as it did, every slot
 
 policy parameters:
   static      instances=N (1), placement=ingress|path (ingress), or
               plan=FILE: a plan file (YAML, proto/plan.proto) instead
   threshold   the same for the starting plan, and target (0.7), tolerance (0.1),
               window (5 slots), max_up (4), max_down (1), min (1), max (64)
+  online      the same for the starting plan, and epsilon (0.1), eta (0 = ln(1 + 1/epsilon)),
+              utilisation (0.9), min_per_hop (1), keep (1.5),
+              candidates=path|sla (path), serve_weight (10) (docs/scaler.md)
 
 A trace whose columns are SRC->DST pairs makes one chain per pair (from SRC
 to DST through --vnfs); otherwise each column feeds the topology's chain of
@@ -75,6 +79,7 @@ struct Options {
   std::string chain_csv;
   bool queue_given = false;
   bool quiet = false;
+  bool explain = false;
 };
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -118,6 +123,10 @@ Options parse_options(int argc, char** argv) {
     }
     if (option == "--quiet") {
       o.quiet = true;
+      continue;
+    }
+    if (option == "--explain") {
+      o.explain = true;
       continue;
     }
     if (i + 1 >= argc) throw std::invalid_argument(option + ": expected a value (--help lists the options)");
@@ -188,6 +197,8 @@ void print_summary(const nfv::EpisodeSummary& s, const nfv::SlaPenalty& sla) {
   std::printf("  mean latency %.3f ms\n", t.mean_latency_ms);
   std::printf("instances   min %.0f, mean %.1f, max %.0f, at the end %.0f; %.0f started\n", s.min_instances,
               s.mean_instances, s.max_instances, s.final_instances, s.started_instances);
+  std::printf("decisions   p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", s.decision_p50_ms, s.decision_p99_ms,
+              s.decision_max_ms);
 }
 
 int run(const Options& o) {
@@ -222,7 +233,7 @@ int run(const Options& o) {
   settings.scale.trace_step_seconds = trace.step_seconds;
   auto model = std::make_shared<const nfv::SystemModel>(topology, settings);
   auto arrivals = std::make_shared<const nfv::ArrivalSchedule>(nfv::arrivals_for_chains(trace, topology, settings.scale));
-  auto policy = nfv::make_policy(o.policy, o.params, model->topology());
+  auto policy = nfv::make_policy(o.policy, o.params, model);
   nfv::ScalerEnvironment environment(model, arrivals, nfv::starting_plan(o.params, model->topology()));
 
   std::printf("topology  %s: %zu sites, %zu links\n", topology.name.c_str(), topology.sites.size(), topology.links.size());
@@ -270,6 +281,7 @@ int run(const Options& o) {
         chain_csv << slot << ',' << model->topology().chains[c].name << ',' << t.arrived << ',' << t.delivered << ','
                   << t.dropped << ',' << t.late << ',' << t.backlog << ',' << t.mean_latency_ms << '\n';
       }
+    if (o.explain) std::fprintf(stderr, "slot %zu: %s\n", slot, policy->explain().c_str());
     if (!o.quiet && (slot % progress_every == 0 || slot + 1 == arrivals->slots()))
       std::fprintf(stderr, "\rslot %zu/%zu  cost %.1f  dropped %s ", slot + 1, arrivals->slots(), cost_so_far.total(),
                    percent(outcome.total.dropped, outcome.total.arrived).c_str());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "plan.h"
+#include "simulator.h"
 #include "topology.h"
 
 namespace nfv {
@@ -25,6 +26,8 @@ class Policy {
   virtual Plan decide(const Observation& observation, const Forecast& forecast) = 0;
   // Forgets everything learned in an episode (e.g. stabilization history).
   virtual void reset() = 0;
+  // Why the last decision came out as it did, for the decision journal.
+  virtual std::string explain() const { return {}; }
 };
 
 // Always `plan`, whatever happens.
@@ -49,13 +52,18 @@ struct ThresholdSettings {
 };
 std::unique_ptr<Policy> make_threshold_policy(const Topology& topology, ThresholdSettings settings);
 
-// Policies by name, as `nfv-sim --policy NAME --param key=value` gives them:
-//   static:    instances=N (1), placement=ingress|path (ingress)
+// Policies by name, as `nfv-sim --policy NAME --param key=value` and the
+// scaler's config give them:
+//   static:    instances=N (1), placement=ingress|path (ingress), or plan=FILE
 //   threshold: target, tolerance, window, max_up, max_down, min, max; it
 //              starts from the static placement above.
-// Throws naming an unknown policy or parameter, or a bad value.
+//   online:    epsilon, eta, utilisation, min_per_hop, keep (online_policy.h)
+// The learning policies (drl, marl) are named but not built yet: asking for
+// them is an error saying so. Throws naming an unknown policy or parameter,
+// or a bad value.
 using PolicyParams = std::map<std::string, std::string>;
-std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params, const Topology& topology);
+std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params,
+                                    std::shared_ptr<const SystemModel> model);
 // The plan the named policy starts from (instances and placement parameters).
 Plan starting_plan(const PolicyParams& params, const Topology& topology);
 std::vector<std::string> policy_names();

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "plan_file.h"
+#include "online_policy.h"
 #include "policy.h"
 
 namespace nfv {
@@ -70,7 +71,7 @@ Plan placed(const ParamReader& reader, const Topology& topology) {
 
 }  // namespace
 
-std::vector<std::string> policy_names() { return {"static", "threshold"}; }
+std::vector<std::string> policy_names() { return {"static", "threshold", "online"}; }
 
 Plan starting_plan(const PolicyParams& params, const Topology& topology) {
   PolicyParams placement;
@@ -79,7 +80,9 @@ Plan starting_plan(const PolicyParams& params, const Topology& topology) {
   return placed(ParamReader("starting plan", placement, kPlacementParams), topology);
 }
 
-std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params, const Topology& topology) {
+std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params,
+                                    std::shared_ptr<const SystemModel> model) {
+  const Topology& topology = model->topology();
   if (name == "static") {
     const ParamReader reader(name, params, kPlacementParams);
     return make_static_policy(placed(reader, topology));
@@ -99,6 +102,27 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& p
     settings.max_instances = reader.count("max", defaults.max_instances);
     return make_threshold_policy(topology, settings);
   }
+  if (name == "online") {
+    const ParamReader reader(name, params, with_placement({"epsilon", "eta", "utilisation", "min_per_hop", "keep", "candidates", "serve_weight"}));
+    placed(reader, topology);
+    OnlineSettings defaults;
+    OnlineSettings settings;
+    settings.epsilon = reader.number("epsilon", defaults.epsilon);
+    settings.eta = reader.number("eta", defaults.eta);
+    settings.max_utilisation = reader.number("utilisation", defaults.max_utilisation);
+    settings.min_instances_per_hop = reader.number("min_per_hop", defaults.min_instances_per_hop);
+    settings.keep = reader.number("keep", defaults.keep);
+    settings.serve_weight = reader.number("serve_weight", defaults.serve_weight);
+    const std::string candidates = reader.text("candidates", "path");
+    if (candidates != "path" && candidates != "sla")
+      throw std::invalid_argument("policy online: parameter 'candidates': expected path or sla, got '" + candidates + "'");
+    settings.candidates = candidates == "path" ? CandidateSites::along_path : CandidateSites::within_sla;
+    return std::make_unique<OnlinePolicy>(std::move(model), settings);
+  }
+  if (name == "drl" || name == "marl")
+    throw std::invalid_argument("policy " + std::string(name) + " is not built yet (it arrives with its issue: " +
+                                (name == "drl" ? "the RNN predictor and the actor-critic agent" : "the MARL module") +
+                                "); available: static, threshold, online");
   std::string known;
   for (const std::string& policy : policy_names()) known += (known.empty() ? "" : ", ") + policy;
   throw std::invalid_argument("unknown policy '" + std::string(name) + "' (known: " + known + ")");

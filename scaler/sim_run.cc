@@ -1,5 +1,6 @@
 // The slot loop of a simulated run: observe, forecast, decide, step, account.
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <numeric>
 
@@ -15,8 +16,12 @@ EpisodeSummary run_episode(ScalerEnvironment& environment, Policy& policy, std::
   policy.reset();
   const Observation* observation = &environment.reset();
   double instance_slots = 0;
+  std::vector<double> decision_ms;
   while (!environment.done()) {
-    const Plan plan = policy.decide(*observation, persistence_forecast(*observation, horizon));
+    const Forecast forecast = persistence_forecast(*observation, horizon);
+    const auto started = std::chrono::steady_clock::now();
+    const Plan plan = policy.decide(*observation, forecast);
+    decision_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
     const StepResult result = environment.step(plan);
     const SlotOutcome& outcome = environment.last_slot();
     const auto& usage = outcome.usage;
@@ -33,6 +38,13 @@ EpisodeSummary run_episode(ScalerEnvironment& environment, Policy& policy, std::
     observation = &outcome.observation;
   }
   if (summary.slots == 0) summary.min_instances = 0;
+  if (!decision_ms.empty()) {
+    std::sort(decision_ms.begin(), decision_ms.end());
+    const auto at = [&](double q) { return decision_ms[static_cast<std::size_t>(q * (decision_ms.size() - 1))]; };
+    summary.decision_p50_ms = at(0.5);
+    summary.decision_p99_ms = at(0.99);
+    summary.decision_max_ms = decision_ms.back();
+  }
   summary.mean_instances = summary.slots ? instance_slots / summary.slots : 0;
   return summary;
 }

@@ -174,7 +174,7 @@ TEST(FluidSimulator, ConservesTrafficOnEverySlotOfTheAbileneAprilTrace) {
   auto arrivals = std::make_shared<const ArrivalSchedule>(arrivals_for_chains(april, topology, s.scale));
   const PolicyParams params{{"placement", "path"}};
   ScalerEnvironment env(model, arrivals, starting_plan(params, model->topology()));
-  auto policy = make_policy("threshold", params, model->topology());
+  auto policy = make_policy("threshold", params, model);
 
   std::size_t slots = 0, chain_slots_checked = 0;
   double dropped = 0, max_backlog = 0;
@@ -328,7 +328,7 @@ TEST(ThresholdPolicy, SizesAnEmptyPoolForItsLoadAndStaysWithinTheSite) {
 }
 
 TEST(PolicyRegistry, NamesUnknownPoliciesAndParameters) {
-  const Topology t = two_sites(100);
+  const auto t = std::make_shared<const SystemModel>(two_sites(100), settings(1000, 100));
   EXPECT_EQ(make_policy("static", {{"instances", "3"}}, t)->decide(Observation{}, Forecast{}).total_instances(), 3);
   try {
     make_policy("threshold", {{"targett", "0.5"}}, t);
@@ -336,8 +336,16 @@ TEST(PolicyRegistry, NamesUnknownPoliciesAndParameters) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("unknown parameter 'targett'"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(make_policy("drl", {}, t), std::invalid_argument);
+  try {
+    make_policy("drl", {}, t);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("policy drl is not built yet"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_policy("marl", {}, t), std::invalid_argument);
   EXPECT_THROW(make_policy("threshold", {{"target", "high"}}, t), std::invalid_argument);
+  EXPECT_THROW(make_policy("online", {{"epsilon", "0"}}, t), std::invalid_argument);
+  EXPECT_EQ(make_policy("online", {{"epsilon", "0.5"}}, t)->name(), "online");
 }
 
 // --- Calibration -------------------------------------------------------------------

@@ -1,0 +1,162 @@
+// The online policy's slot: regularized relaxation (Ipopt), online rounding
+// with hysteresis, re-solving with tighter sites when rounding overflows one.
+#include "online_policy.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "online_rounding.h"
+#include "regularized_solver.h"
+
+namespace nfv {
+namespace {
+
+// Takes instances away from sites over capacity, those rounded up the most
+// first; returns how many had to go.
+double fit_sites(std::vector<std::int32_t>& instances, const std::vector<double>& fractional,
+                 const std::vector<double>& capacity, std::size_t sites) {
+  double removed = 0;
+  for (std::size_t s = 0; s < sites; ++s) {
+    if (!(capacity[s] > 0)) continue;
+    double used = 0;
+    for (std::size_t pool = s; pool < instances.size(); pool += sites) used += instances[pool];
+    while (used > capacity[s]) {
+      std::size_t best = instances.size();
+      for (std::size_t pool = s; pool < instances.size(); pool += sites)
+        if (instances[pool] > 0 && (best == instances.size() || instances[pool] - fractional[pool] >
+                                                                   instances[best] - fractional[best]))
+          best = pool;
+      --instances[best];
+      --used;
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace
+
+OnlinePolicy::OnlinePolicy(std::shared_ptr<const SystemModel> model, OnlineSettings settings)
+    : model_(std::move(model)), settings_(std::move(settings)) {
+  if (!(settings_.epsilon > 0)) throw std::invalid_argument("policy online: parameter 'epsilon': expected > 0");
+  if (settings_.eta < 0) throw std::invalid_argument("policy online: parameter 'eta': expected > 0 (or 0 for ln(1 + 1/eps))");
+  if (!(settings_.keep >= 1)) throw std::invalid_argument("policy online: parameter 'keep': expected >= 1");
+  eta_ = settings_.eta > 0 ? settings_.eta : std::log(1 + 1 / settings_.epsilon);
+  if (!(settings_.serve_weight > 0)) throw std::invalid_argument("policy online: parameter 'serve_weight': expected > 0");
+  // The dearest instance-slot (running plus starting) of any site, times the
+  // instances a flow unit needs at the slowest hop.
+  double instance = 0, slowest = INFINITY;
+  for (const Site& site : model_->topology().sites) instance = std::max(instance, site.operating_price + site.deployment_price);
+  for (std::size_t hop = 0; hop < model_->pool_index().hops(); ++hop) slowest = std::min(slowest, model_->service_rate_pps(hop));
+  drop_cost_per_unit_ = settings_.serve_weight * std::max(instance, 1e-9) * kFlowUnitPps /
+                        (settings_.max_utilisation * (std::isfinite(slowest) ? slowest : kFlowUnitPps));
+  reset();
+}
+
+void OnlinePolicy::reset() {
+  started_ = false;
+  fractional_.assign(model_->pool_index().pools(), 0.0);
+  rounded_.assign(model_->pool_index().pools(), 0);
+  warm_start_ = WarmStart{};
+  explanation_.clear();
+}
+
+Plan OnlinePolicy::decide(const Observation& observation, const Forecast& forecast) {
+  const SystemModel& m = *model_;
+  const PoolIndex& pools = m.pool_index();
+  const Topology& topology = m.topology();
+  if (!started_) {
+    // The plan in force is where the system starts: its instances are already paid for.
+    for (const PoolPlan& p : observation.plan.pools) {
+      fractional_[pools(p.chain, p.hop, p.site)] = p.instances;
+      rounded_[pools(p.chain, p.hop, p.site)] = p.instances;
+    }
+    started_ = true;
+  }
+  std::vector<double> arrival(m.chains(), 0.0);
+  for (std::size_t c = 0; c < m.chains(); ++c)
+    arrival[c] = forecast.chains == m.chains() && forecast.horizon > 0 ? forecast.mean(c, 0)
+                 : c < observation.arrival_pps.size()                   ? observation.arrival_pps[c]
+                                                                        : 0.0;
+  SlotProblemSettings problem_settings;
+  problem_settings.candidates = settings_.candidates;
+  problem_settings.max_utilisation = settings_.max_utilisation;
+  problem_settings.min_instances_per_hop = settings_.min_instances_per_hop;
+  problem_settings.site_capacity = settings_.site_capacity;
+  problem_settings.drop_cost_per_unit = drop_cost_per_unit_;
+  if (problem_settings.site_capacity.empty())
+    for (const Site& site : topology.sites) problem_settings.site_capacity.push_back(site.instance_capacity);
+
+  const std::vector<double> capacity_of_site = problem_settings.site_capacity;  // 0 = unlimited
+  std::vector<double> fractional(pools.pools(), 0.0);
+  std::vector<char> candidate(pools.pools(), 0);
+  RoundingResult rounding;
+  RegularizedSolution solution;
+  int resolves = 0;
+  double shortfall = 0;
+  for (;; ++resolves) {
+    const SlotProblem problem(m, problem_settings);
+    LinearProgram lp;
+    const SlotColumns columns = problem.add_slot(lp, arrival);
+    std::vector<EntropyTerm> terms;
+    for (std::size_t pool = 0; pool < columns.instances.size(); ++pool)
+      if (columns.instances[pool] >= 0)
+        terms.push_back({columns.instances[pool], topology.sites[pool % m.sites()].deployment_price / eta_, fractional_[pool]});
+    solution = solve_regularized(lp, terms, settings_.epsilon, &warm_start_);
+    if (!solution.solved) throw std::runtime_error("policy online: Ipopt: " + solution.status);
+    for (std::size_t pool = 0; pool < columns.instances.size(); ++pool) {
+      candidate[pool] = columns.instances[pool] >= 0;
+      fractional[pool] = candidate[pool] ? solution.x[columns.instances[pool]] : 0.0;
+    }
+    rounding = round_online(topology, pools, fractional, rounded_, candidate, capacity_of_site, settings_.keep,
+                            settings_.min_instances_per_hop);
+    if (rounding.fits()) break;
+    if (resolves >= settings_.max_capacity_resolves) {
+      // The sites are too full to round up everywhere: fit them, and say by how much the plan is short.
+      shortfall = fit_sites(rounding.instances, fractional, capacity_of_site, m.sites());
+      break;
+    }
+    // Rounding up overflowed a site: solve again with that site tighter.
+    for (std::size_t s = 0; s < m.sites(); ++s)
+      if (rounding.overflow[s] > 0)
+        problem_settings.site_capacity[s] = std::max(0.0, problem_settings.site_capacity[s] - rounding.overflow[s]);
+  }
+  fractional_ = fractional;
+  rounded_ = rounding.instances;
+
+  // Each hop's traffic is shared in proportion to its instances: every
+  // instance then carries the hop's rate / its whole instances, within the
+  // planned utilisation because rounding never lowers the hop's capacity.
+  Plan plan;
+  double total_fractional = 0;
+  std::int64_t total_instances = 0;
+  for (std::size_t c = 0; c < m.chains(); ++c)
+    for (std::size_t h = 0; h < topology.chains[c].vnfs.size(); ++h) {
+      std::int64_t hop_instances = 0;
+      for (std::size_t s = 0; s < m.sites(); ++s) {
+        hop_instances += rounded_[pools(c, h, s)];
+        total_fractional += fractional_[pools(c, h, s)];
+      }
+      total_instances += hop_instances;
+      for (std::size_t s = 0; s < m.sites(); ++s) {
+        const std::int32_t n = rounded_[pools(c, h, s)];
+        if (n == 0) continue;
+        plan.pools.push_back(PoolPlan{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(h),
+                                      static_cast<std::uint32_t>(s), n, static_cast<double>(n) / hop_instances});
+      }
+    }
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "Ipopt %s in %d iterations (%zu re-solves for site capacity); fractional %.2f -> %lld instances%s",
+                solution.status.c_str(), solution.iterations, static_cast<std::size_t>(resolves), total_fractional,
+                static_cast<long long>(total_instances),
+                shortfall > 0 ? (", sites full: " + std::to_string(static_cast<long long>(shortfall)) +
+                                 " instances short of rounding up")
+                                    .c_str()
+                              : "");
+  explanation_ = text;
+  return plan;
+}
+
+}  // namespace nfv
