@@ -113,7 +113,7 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 bool is_mutating(const nfv::control::Request& request) {
-  return request.has_apply_plan() || request.has_set_link() || request.has_drain();
+  return request.has_apply_plan() || request.has_set_link() || request.has_drain() || request.has_set_policy();
 }
 
 ControlServer::ControlServer(boost::asio::io_context& io, const std::string& address, uint16_t port,

@@ -227,6 +227,10 @@ nfv::control::Response Pod::handle_request(const nfv::control::Request& request)
     case nfv::control::Request::kDrain:
       error = drain(request.drain());
       break;
+    case nfv::control::Request::kSetPolicy:
+    case nfv::control::Request::kScalerStatus:
+      error = "policies belong to the scaler service (nfv-scaler), not to a pod";
+      break;
     case nfv::control::Request::KIND_NOT_SET:
       error = "the request names no operation";
       break;

@@ -52,7 +52,7 @@ policy parameters:
               plan=FILE: a plan file (YAML, proto/plan.proto) instead
   threshold   the same for the starting plan, and target (0.7), tolerance (0.1),
               window (5 slots), max_up (4), max_down (1), min (1), max (64)
-  online      the same for the starting plan, and epsilon (0.1), eta (0 = ln(1 + 1/epsilon)),
+  online      the same for the starting plan, and epsilon (0.1), eta (0 = ln(1 + K/epsilon)),
               utilisation (0.9), min_per_hop (1), keep (1.5),
               candidates=path|sla (path), serve_weight (10) (docs/scaler.md)
 

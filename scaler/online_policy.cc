@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <stdexcept>
 
 #include "online_rounding.h"
@@ -40,9 +41,14 @@ double fit_sites(std::vector<std::int32_t>& instances, const std::vector<double>
 OnlinePolicy::OnlinePolicy(std::shared_ptr<const SystemModel> model, OnlineSettings settings)
     : model_(std::move(model)), settings_(std::move(settings)) {
   if (!(settings_.epsilon > 0)) throw std::invalid_argument("policy online: parameter 'epsilon': expected > 0");
-  if (settings_.eta < 0) throw std::invalid_argument("policy online: parameter 'eta': expected > 0 (or 0 for ln(1 + 1/eps))");
+  if (settings_.eta < 0) throw std::invalid_argument("policy online: parameter 'eta': expected > 0 (or 0 for ln(1 + K/eps))");
   if (!(settings_.keep >= 1)) throw std::invalid_argument("policy online: parameter 'keep': expected >= 1");
-  eta_ = settings_.eta > 0 ? settings_.eta : std::log(1 + 1 / settings_.epsilon);
+  // The bound's choice (docs/scaler.md): eta = ln(1 + K / eps), K the most
+  // instances a pool can reach (the largest site capacity; 64 when unlimited).
+  double most = 0;
+  for (const Site& site : model_->topology().sites) most = std::max<double>(most, site.instance_capacity);
+  if (!(most > 0)) most = 64;
+  eta_ = settings_.eta > 0 ? settings_.eta : std::log(1 + most / settings_.epsilon);
   if (!(settings_.serve_weight > 0)) throw std::invalid_argument("policy online: parameter 'serve_weight': expected > 0");
   // The dearest instance-slot (running plus starting) of any site, times the
   // instances a flow unit needs at the slowest hop.
@@ -157,6 +163,28 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
                               : "");
   explanation_ = text;
   return plan;
+}
+
+std::string OnlinePolicy::state() const {
+  if (!started_) return {};
+  std::ostringstream out;
+  out.precision(17);
+  out << "online " << fractional_.size();
+  for (std::size_t pool = 0; pool < fractional_.size(); ++pool) out << ' ' << fractional_[pool] << ' ' << rounded_[pool];
+  return out.str();
+}
+
+void OnlinePolicy::restore(const std::string& state) {
+  reset();
+  if (state.empty()) return;
+  std::istringstream in(state);
+  std::string tag;
+  std::size_t pools = 0;
+  if (!(in >> tag >> pools) || tag != "online" || pools != fractional_.size())
+    throw std::invalid_argument("policy online: state of another policy or topology");
+  for (std::size_t pool = 0; pool < pools; ++pool)
+    if (!(in >> fractional_[pool] >> rounded_[pool])) throw std::invalid_argument("policy online: truncated state");
+  started_ = true;
 }
 
 }  // namespace nfv

@@ -21,7 +21,7 @@ namespace nfv {
 
 struct OnlineSettings {
   double epsilon = 0.1;   // eps > 0, in instances: how far from zero a pool may grow at the regularizer's rate
-  double eta = 0;         // eta > 0; 0 = ln(1 + 1/eps), the choice the competitive bound assumes
+  double eta = 0;         // eta > 0; 0 = ln(1 + K/eps), K the largest site capacity: the bound's choice
   double max_utilisation = 0.9;      // planned load per instance: headroom for forecast error
   double min_instances_per_hop = 1;  // over all sites
   // Serving is a constraint, as in the papers: a packet/s dropped costs
@@ -44,6 +44,9 @@ class OnlinePolicy final : public Policy {
   Plan decide(const Observation& observation, const Forecast& forecast) override;
   void reset() override;
   std::string explain() const override { return explanation_; }
+  // The previous fractional solution and rounding, per pool.
+  std::string state() const override;
+  void restore(const std::string& state) override;
 
   // The last decision's fractional solution and its rounding, per pool (PoolIndex).
   const std::vector<double>& fractional() const { return fractional_; }

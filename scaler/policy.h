@@ -28,6 +28,12 @@ class Policy {
   virtual void reset() = 0;
   // Why the last decision came out as it did, for the decision journal.
   virtual std::string explain() const { return {}; }
+  // What the policy carries from slot to slot, as text for the journal, and
+  // back: a restarted scaler resumes where it was. Empty: nothing to carry
+  // (static), or not carried (threshold restarts its stabilization window).
+  virtual std::string state() const { return {}; }
+  // Throws std::invalid_argument on text it did not write.
+  virtual void restore(const std::string& state) { (void)state; }
 };
 
 // Always `plan`, whatever happens.

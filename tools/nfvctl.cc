@@ -8,6 +8,7 @@
 //     split CHAIN HOP SITE=SHARE...   share a hop's new flows between its sites
 //     drain CHAIN HOP INSTANCE        drain one instance (keeps its flows until they end)
 //     link FROM TO [--delay-ms X] [--jitter-ms X] [--loss P] [--bandwidth-mbps X]
+//     policy show | policy set NAME [KEY=VALUE...]   to nfv-scaler (its control API)
 //
 // --addr defaults to $NFV_CONTROL or 127.0.0.1:9900, --token to $NFV_TOKEN.
 #include <unistd.h>
@@ -33,6 +34,8 @@ constexpr const char* kUsage = R"(usage: nfvctl [--addr HOST:PORT] [--token TOKE
   split CHAIN HOP SITE=SHARE...   share a hop's new flows between its sites (e.g. A=0.7 B=0.3)
   drain CHAIN HOP INSTANCE        drain one instance (its flows stay until they end)
   link FROM TO [--delay-ms X] [--jitter-ms X] [--loss P] [--bandwidth-mbps X]
+  policy show                     to nfv-scaler: the policy in force, slot, cost so far
+  policy set NAME [KEY=VALUE...]  to nfv-scaler: switch policy at the next slot (static|threshold|online)
 --addr defaults to $NFV_CONTROL or 127.0.0.1:9900; --token to $NFV_TOKEN.
 )";
 
@@ -143,6 +146,20 @@ int main(int argc, char** argv) {
       else if (rest[i] == "--bandwidth-mbps") link->set_bandwidth_mbps(v);
       else usage_error("unknown link option " + rest[i]);
     }
+  } else if (command == "policy") {
+    if (rest.size() >= 2 && rest[1] == "show") {
+      request.mutable_scaler_status();
+    } else if (rest.size() >= 3 && rest[1] == "set") {
+      auto* choice = request.mutable_set_policy();
+      choice->set_name(rest[2]);
+      for (std::size_t i = 3; i < rest.size(); ++i) {
+        const auto eq = rest[i].find('=');
+        if (eq == std::string::npos || eq == 0) usage_error("policy set: expected KEY=VALUE, got '" + rest[i] + "'");
+        (*choice->mutable_params())[rest[i].substr(0, eq)] = rest[i].substr(eq + 1);
+      }
+    } else {
+      usage_error("policy show | policy set NAME [KEY=VALUE...]");
+    }
   } else {
     usage_error("unknown command '" + command + "'");
   }
@@ -159,10 +176,22 @@ int main(int argc, char** argv) {
       if (json) std::puts(nfv::message_json(response).c_str());
       else if (response.has_status()) std::fputs(format_status(response.status()).c_str(), stdout);
       else if (response.has_telemetry()) std::fputs(nfv::format_pod_stats(response.telemetry()).c_str(), stdout);
-      else if (response.has_health())
+      else if (response.has_scaler()) {
+        const auto& sc = response.scaler();
+        std::string params;
+        for (const auto& [key, value] : sc.policy().params()) params += " " + key + "=" + value;
+        std::printf("scaler %s (%s backend%s): policy %s%s, next slot %lu, %lu instances, cost so far %.2f\n",
+                    sc.name().c_str(), sc.backend().c_str(), sc.shadow() ? ", shadow" : "", sc.policy().name().c_str(),
+                    params.c_str(), static_cast<unsigned long>(sc.slot()), static_cast<unsigned long>(sc.instances()),
+                    sc.cost_so_far().total());
+        if (sc.has_pending_policy()) std::printf("switching to %s at the next slot\n", sc.pending_policy().name().c_str());
+        if (!sc.last_reason().empty()) std::printf("last decision: %s\n", sc.last_reason().c_str());
+        if (!sc.last_error().empty()) std::printf("last error: %s\n", sc.last_error().c_str());
+      } else if (response.has_health())
         std::printf("%s: %s, %u worker(s), up %.1f s, routing snapshot %lu\n", address.c_str(),
                     response.health().forwarding() ? "forwarding" : "NOT forwarding", response.health().workers(),
                     response.health().uptime_s(), static_cast<unsigned long>(response.health().snapshot_version()));
+      else if (request.has_set_policy()) std::printf("ok: policy %s from the next slot\n", request.set_policy().name().c_str());
       else std::printf("ok (routing snapshot %lu)\n", static_cast<unsigned long>(response.snapshot_version()));
       std::fflush(stdout);
       if (watch_s <= 0) return 0;

@@ -1,0 +1,43 @@
+#include "journal.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace nfv {
+
+Journal::Journal(const std::string& path) : path_(path), out_(path, std::ios::app) {
+  if (!out_) throw std::runtime_error(path + ": cannot open the journal for appending");
+}
+
+void Journal::write(const scaler::JournalEntry& entry) {
+  std::string line;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(entry, &line, options);
+  out_ << line << '\n';
+  out_.flush();
+  if (!out_) throw std::runtime_error(path_ + ": cannot write the journal");
+}
+
+std::vector<scaler::JournalEntry> Journal::read(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<scaler::JournalEntry> entries;
+  if (!in) return entries;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    scaler::JournalEntry entry;
+    const auto status = google::protobuf::util::JsonStringToMessage(lines[i], &entry);
+    if (!status.ok()) {
+      if (i + 1 == lines.size()) break;  // torn by a crash while writing
+      throw std::runtime_error(path + ":" + std::to_string(i + 1) + ": not a journal entry: " + status.ToString());
+    }
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+}  // namespace nfv

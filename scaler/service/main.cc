@@ -1,0 +1,176 @@
+// nfv-scaler: the scaler service (docs/scaler.md). Every slot it reads what
+// the system measured, lets the configured policy decide, applies the plan
+// to the pods (or the simulator), journals the decision and serves its
+// control API (nfvctl policy ...) and Prometheus metrics.
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include <utility>  // Boost 1.74's Asio needs std::exchange before it
+
+#include <boost/asio.hpp>
+
+#include "control_server.h"
+#include "metrics_endpoint.h"
+#include "scaler_service.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: nfv-scaler --config scaler.yaml [options]
+
+  --config FILE     the service's configuration (YAML, proto/scaler.proto; docs/scaler.md)
+  --slots N         stop after slot N (overrides the config's slots)
+  --shadow          decide and journal, never apply
+  --journal FILE    the decision journal (overrides the config's); resumed from when it has entries
+  --quiet           no line per slot
+
+Signals: SIGINT/SIGTERM stop after the current slot; SIGHUP re-reads the
+config's policy and switches to it at the next slot.
+)";
+
+std::atomic<bool> stop_requested{false};
+std::atomic<bool> reload_requested{false};
+
+void on_signal(int signo) {
+  if (signo == SIGHUP) reload_requested.store(true);
+  else stop_requested.store(true);
+}
+
+std::string live_line(const nfv::scaler::JournalEntry& e, const nfv::Topology& topology) {
+  std::map<std::string, long> per_site;
+  for (const auto& pool : e.plan()) per_site[pool.site()] += pool.instances();
+  double rate = 0, dropped = 0, delivered = 0, p99 = 0;
+  std::string rates;
+  for (const auto& chain : e.chains()) {
+    rate += chain.arrival_pps();
+    dropped += chain.dropped();
+    delivered += chain.delivered();
+    p99 = std::max(p99, chain.p99_ms());
+    if (e.chains_size() <= 4) {
+      char one[64];
+      std::snprintf(one, sizeof one, "%s %.0f ", chain.chain().c_str(), chain.arrival_pps());
+      rates += one;
+    }
+  }
+  std::string sites;
+  for (const auto& site : topology.sites)
+    if (per_site.count(site.name)) sites += site.name + " " + std::to_string(per_site[site.name]) + " ";
+  char text[512];
+  std::snprintf(text, sizeof text, "slot %4llu %-9s | %spkt/s (total %.0f) | instances %s| dropped %.0f (%.2f%%) | p99 %.1f ms | cost %.2f%s%s",
+                static_cast<unsigned long long>(e.slot()), e.policy().name().c_str(), rates.c_str(), rate, sites.c_str(),
+                dropped, delivered + dropped > 0 ? 100 * dropped / (delivered + dropped) : 0.0, p99,
+                e.cost_so_far().total(), e.applied() ? "" : (e.shadow() ? " [shadow]" : " [not applied]"),
+                e.error().empty() ? "" : (" ERROR " + e.error()).c_str());
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config_path, journal;
+  long slots = -1;
+  bool shadow = false, quiet = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "nfv-scaler: %s: expected a value\n", arg.c_str());
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (arg == "--config") config_path = value();
+    else if (arg == "--slots") slots = std::atol(value().c_str());
+    else if (arg == "--journal") journal = value();
+    else if (arg == "--shadow") shadow = true;
+    else if (arg == "--quiet") quiet = true;
+    else {
+      std::fprintf(stderr, "nfv-scaler: unknown option '%s' (--help lists them)\n", arg.c_str());
+      return 1;
+    }
+  }
+  if (config_path.empty()) {
+    std::fprintf(stderr, "nfv-scaler: --config FILE is required (--help)\n");
+    return 1;
+  }
+  try {
+    nfv::ScalerSetup setup = nfv::load_scaler_setup(config_path);
+    if (slots >= 0) setup.config.set_slots(static_cast<std::uint32_t>(slots));
+    if (shadow) setup.config.set_shadow(true);
+    if (!journal.empty()) setup.config.set_journal(journal);
+    const nfv::Topology& topology = setup.model->topology();
+    std::printf("nfv-scaler %s: topology %s (%zu sites, %zu chains), backend %s, policy %s%s\n",
+                setup.config.name().c_str(), topology.name.c_str(), topology.sites.size(), topology.chains.size(),
+                setup.config.backend() == nfv::scaler::BACKEND_PODS ? "pods" : "sim", setup.config.policy().name().c_str(),
+                setup.config.shadow() ? " (shadow: decisions are journaled, not applied)" : "");
+    for (const std::string& note : setup.notes) std::printf("  %s\n", note.c_str());
+    nfv::ScalerService service(std::move(setup));
+    if (service.resumed_entries() > 0)
+      std::printf("  resumed from %s: %zu slots journaled, next slot %llu\n", service.setup().config.journal().c_str(),
+                  service.resumed_entries(), static_cast<unsigned long long>(service.next_slot()));
+
+    boost::asio::io_context io;
+    std::unique_ptr<nfv::ControlServer> control;
+    std::unique_ptr<nfv::MetricsEndpoint> metrics;
+    const auto& c = service.setup().config;
+    const std::string listen = c.control().listen().empty() ? "127.0.0.1" : c.control().listen();
+    if (c.control().port() > 0) {
+      control = std::make_unique<nfv::ControlServer>(io, listen, static_cast<uint16_t>(c.control().port()), 1 << 20,
+                                                      c.control().token(),
+                                                      [&](const nfv::control::Request& r) { return service.handle(r); });
+      std::printf("  control API on %s:%u\n", listen.c_str(), control->port());
+    }
+    if (c.metrics_port() > 0) {
+      metrics = std::make_unique<nfv::MetricsEndpoint>(io, listen, static_cast<uint16_t>(c.metrics_port()),
+                                                       [&] { return service.metrics(); });
+      std::printf("  Prometheus metrics on http://%s:%u/metrics\n", listen.c_str(), metrics->port());
+    }
+    std::fflush(stdout);
+    auto guard = boost::asio::make_work_guard(io);
+    std::thread control_thread([&] { io.run(); });
+
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    std::signal(SIGHUP, on_signal);
+    std::atomic<bool> stop{false};
+    std::thread watcher([&] {
+      while (!stop.load()) {
+        if (stop_requested.load()) stop.store(true);
+        if (reload_requested.exchange(false)) {
+          try {
+            const nfv::ScalerSetup reread = nfv::load_scaler_setup(config_path);
+            service.request_policy(reread.config.policy());
+            std::printf("SIGHUP: policy %s from %s at the next slot\n", reread.config.policy().name().c_str(),
+                        config_path.c_str());
+          } catch (const std::exception& e) {
+            std::fprintf(stderr, "SIGHUP: %s: kept the policy in force\n", e.what());
+          }
+          std::fflush(stdout);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+    service.run(stop, [&](const nfv::scaler::JournalEntry& e) {
+      if (!quiet) {
+        std::printf("%s\n", live_line(e, service.setup().model->topology()).c_str());
+        std::fflush(stdout);
+      }
+    });
+    stop.store(true);
+    watcher.join();
+    guard.reset();
+    io.stop();
+    control_thread.join();
+    std::printf("nfv-scaler: stopped after slot %llu\n", static_cast<unsigned long long>(service.next_slot()));
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nfv-scaler: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,223 @@
+// The pods backend: plans go to the pods' control APIs (each pod gets the
+// instance counts of the sites it hosts and every hop's split, since any pod
+// may be upstream of a hop), and each slot is measured from the difference
+// of two telemetry snapshots.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include "backend.h"
+#include "control_client.h"
+
+namespace nfv {
+namespace {
+
+class PodsBackend final : public Backend {
+ public:
+  explicit PodsBackend(const ScalerSetup& setup) : model_(setup.model), slot_seconds_(setup.config.slot_seconds()) {
+    const Topology& topology = model_->topology();
+    for (const auto& pod : setup.config.pods()) {
+      Pod p;
+      p.name = pod.name();
+      p.client = std::make_unique<ControlClient>(pod.control(), pod.token());
+      for (const std::string& site : pod.sites()) p.sites.push_back(*topology.find_site(site));
+      pods_.push_back(std::move(p));
+    }
+  }
+
+  std::string name() const override { return "pods"; }
+
+  Observation start(const Plan& running) override {
+    in_force_ = running;
+    for (Pod& pod : pods_) pod.last = telemetry(pod);
+    next_slot_ = std::chrono::steady_clock::now();
+    Observation first;
+    first.arrival_pps.assign(model_->chains(), 0.0);
+    first.chains.assign(model_->chains(), ChainTraffic{});
+    first.plan = running;
+    return first;
+  }
+
+  SlotReport run_slot(const Plan& plan, bool apply) override {
+    if (apply) {
+      send(plan);
+      previous_ = in_force_;
+      in_force_ = plan;
+    } else {
+      previous_ = in_force_;
+    }
+    next_slot_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(slot_seconds_));
+    std::this_thread::sleep_until(next_slot_);
+    return measure();
+  }
+
+  bool done() const override { return false; }
+
+ private:
+  struct Pod {
+    std::string name;
+    std::unique_ptr<ControlClient> client;
+    std::vector<std::size_t> sites;
+    stats::PodStats last;
+  };
+
+  stats::PodStats telemetry(Pod& pod) {
+    control::Request request;
+    request.mutable_telemetry();
+    const control::Response response = pod.client->call(request);
+    if (!response.ok()) throw std::runtime_error("pod " + pod.name + ": telemetry: " + response.error());
+    return response.telemetry();
+  }
+
+  void send(const Plan& plan) {
+    const Topology& topology = model_->topology();
+    for (Pod& pod : pods_) {
+      control::Request request;
+      auto* apply = request.mutable_apply_plan();
+      std::map<std::pair<std::uint32_t, std::uint32_t>, control::HopSplit*> splits;
+      for (const PoolPlan& p : plan.pools) {
+        const std::string& chain = topology.chains[p.chain].name;
+        auto& split = splits[{p.chain, p.hop}];
+        if (split == nullptr) {
+          split = apply->add_splits();
+          split->set_chain(chain);
+          split->set_hop(p.hop + 1);
+        }
+        auto* share = split->add_shares();
+        share->set_site(topology.sites[p.site].name);
+        share->set_share(p.split);
+        if (std::find(pod.sites.begin(), pod.sites.end(), p.site) == pod.sites.end()) continue;
+        auto* hop = apply->add_hops();
+        hop->set_chain(chain);
+        hop->set_hop(p.hop + 1);
+        hop->set_site(topology.sites[p.site].name);
+        hop->set_instances(static_cast<std::uint32_t>(p.instances));
+      }
+      // A hop whose split names only one site needs none: the pods' placements
+      // give single-site hops their site already.
+      for (int i = apply->splits_size() - 1; i >= 0; --i)
+        if (apply->splits(i).shares_size() == 1) apply->mutable_splits()->DeleteSubrange(i, 1);
+      const control::Response response = pod.client->call(request);
+      if (!response.ok()) throw std::runtime_error("pod " + pod.name + ": apply_plan: " + response.error());
+    }
+  }
+
+  SlotReport measure() {
+    const Topology& topology = model_->topology();
+    const PoolIndex& pools = model_->pool_index();
+    const std::size_t chains = model_->chains();
+    SlotReport report;
+    Observation& o = report.observation;
+    o.arrival_pps.assign(chains, 0.0);
+    o.chains.assign(chains, ChainTraffic{});
+    o.links.assign(topology.links.size(), LinkLoad{});
+    o.plan = in_force_;
+    report.p99_ms.assign(chains, 0.0);
+    SlotUsage usage;
+    usage.instances_per_site.assign(model_->sites(), 0.0);
+    usage.started_per_site.assign(model_->sites(), 0.0);
+    usage.bytes_per_link.assign(topology.links.size(), 0.0);
+    std::vector<PoolLoad> loads(pools.pools());
+    std::vector<char> seen(pools.pools(), 0);
+    std::map<std::string, std::size_t> chain_of;
+    for (std::size_t c = 0; c < chains; ++c) chain_of[topology.chains[c].name] = c;
+    const auto delta = [](std::uint64_t now, std::uint64_t before) {
+      return now >= before ? static_cast<double>(now - before) : 0.0;
+    };
+    for (Pod& pod : pods_) {
+      const stats::PodStats now = telemetry(pod);
+      std::map<std::string, const stats::ChainStats*> before_chain;
+      for (const auto& cs : pod.last.chains()) before_chain[cs.name()] = &cs;
+      for (const auto& cs : now.chains()) {
+        const auto it = chain_of.find(cs.name());
+        if (it == chain_of.end()) continue;
+        const std::size_t c = it->second;
+        const stats::ChainStats* was = before_chain.count(cs.name()) ? before_chain[cs.name()] : nullptr;
+        const double in = delta(cs.in_packets(), was ? was->in_packets() : 0);
+        const double out = delta(cs.out_packets(), was ? was->out_packets() : 0);
+        ChainTraffic& t = o.chains[c];
+        if (std::find(pod.sites.begin(), pod.sites.end(), topology.chains[c].ingress) != pod.sites.end()) t.arrived += in;
+        if (std::find(pod.sites.begin(), pod.sites.end(), topology.chains[c].egress) != pod.sites.end()) {
+          t.delivered += out;
+          report.p99_ms[c] = cs.latency().p99_us() / 1e3;
+        }
+        for (const auto& d : cs.drops()) {
+          std::uint64_t dropped_before = 0;
+          if (was)
+            for (const auto& w : was->drops())
+              if (w.reason() == d.reason()) dropped_before = w.packets();
+          t.dropped += delta(d.packets(), dropped_before);
+        }
+      }
+      std::map<std::string, const stats::HopStats*> before_hop;
+      for (const auto& hs : pod.last.hops()) before_hop[hs.chain() + "/" + std::to_string(hs.hop()) + "@" + hs.site()] = &hs;
+      for (const auto& hs : now.hops()) {
+        const auto chain = chain_of.find(hs.chain());
+        const auto site = topology.find_site(hs.site());
+        if (chain == chain_of.end() || !site || hs.hop() < 1 || hs.hop() > topology.chains[chain->second].vnfs.size()) continue;
+        const std::size_t pool = pools(chain->second, hs.hop() - 1, *site);
+        const auto was = before_hop.find(hs.chain() + "/" + std::to_string(hs.hop()) + "@" + hs.site());
+        const double served = delta(hs.in_packets(), was != before_hop.end() ? was->second->in_packets() : 0);
+        const double refused = delta(hs.queue_full(), was != before_hop.end() ? was->second->queue_full() : 0);
+        PoolLoad& load = loads[pool];
+        load.chain = static_cast<std::uint32_t>(chain->second);
+        load.hop = hs.hop() - 1;
+        load.site = static_cast<std::uint32_t>(*site);
+        load.instances = static_cast<std::int32_t>(hs.active_instances());
+        load.served_pps = served / slot_seconds_;
+        load.offered_pps = (served + refused) / slot_seconds_;
+        double backlog = 0;
+        for (const auto& is : hs.instances()) backlog += static_cast<double>(is.queue_depth());
+        load.backlog_packets = backlog;
+        const double capacity = load.instances * model_->service_rate_pps(pools.hop_number(load.chain, load.hop));
+        load.utilisation = capacity > 0 ? load.offered_pps / capacity : (load.offered_pps > 0 ? INFINITY : 0);
+        seen[pool] = 1;
+      }
+      std::map<std::string, std::uint64_t> before_link;
+      for (const auto& ls : pod.last.links()) before_link[ls.name()] = ls.offered_bytes();
+      for (const auto& ls : now.links()) {
+        const auto from = topology.find_site(ls.from_site()), to = topology.find_site(ls.to_site());
+        if (!from || !to) continue;
+        if (const Link* link = topology.link_between(*from, *to)) {
+          const std::size_t l = static_cast<std::size_t>(link - topology.links.data());
+          usage.bytes_per_link[l] += delta(ls.offered_bytes(), before_link.count(ls.name()) ? before_link[ls.name()] : 0);
+        }
+      }
+      pod.last = now;
+    }
+    for (std::size_t c = 0; c < chains; ++c) {
+      o.arrival_pps[c] = o.chains[c].arrived / slot_seconds_;
+      usage.dropped_packets += o.chains[c].dropped;
+    }
+    for (std::size_t pool = 0; pool < pools.pools(); ++pool)
+      if (seen[pool] && (loads[pool].instances > 0 || loads[pool].offered_pps > 0)) o.pools.push_back(loads[pool]);
+    for (std::size_t l = 0; l < topology.links.size(); ++l) {
+      o.links[l].mbps = usage.bytes_per_link[l] * 8 / 1e6 / slot_seconds_;
+      o.links[l].utilisation = topology.links[l].bandwidth_mbps > 0 ? o.links[l].mbps / topology.links[l].bandwidth_mbps : 0;
+    }
+    // Instances and starts by the plans in force (the pods' counts follow them).
+    std::vector<std::int32_t> before(pools.pools(), 0);
+    for (const PoolPlan& p : previous_.pools) before[pools(p.chain, p.hop, p.site)] = p.instances;
+    for (const PoolPlan& p : in_force_.pools) {
+      usage.instances_per_site[p.site] += p.instances;
+      usage.started_per_site[p.site] += std::max(0, p.instances - before[pools(p.chain, p.hop, p.site)]);
+    }
+    report.cost = model_->cost_model().slot_cost(usage);
+    return report;
+  }
+
+  std::shared_ptr<const SystemModel> model_;
+  double slot_seconds_;
+  std::vector<Pod> pods_;
+  Plan in_force_, previous_;
+  std::chrono::steady_clock::time_point next_slot_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_pods_backend(const ScalerSetup& setup) { return std::make_unique<PodsBackend>(setup); }
+
+}  // namespace nfv

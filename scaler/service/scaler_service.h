@@ -1,0 +1,75 @@
+// nfv-scaler's slot loop (docs/scaler.md): every slot it reads what the
+// last slot measured, asks the policy for a plan (with a persistence
+// forecast), keeps it within the per-site limits, applies it (unless in
+// shadow mode), journals the decision and exports metrics. On any failure
+// (the policy throws, the plan is invalid, a pod refuses it) the last good
+// plan stays in force, never zero instances. The policy can be switched
+// while it runs (control API set_policy, or SIGHUP re-reading the config's
+// policy): the new one decides from the next slot on.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "backend.h"
+#include "control.pb.h"
+#include "journal.h"
+#include "policy.h"
+#include "scaler_setup.h"
+
+namespace nfv {
+
+class ScalerService {
+ public:
+  // Resumes from the journal when it has entries (the policy, its state and
+  // the plan in force; the simulator re-runs the journaled slots).
+  explicit ScalerService(ScalerSetup setup);
+  ~ScalerService();
+
+  // Runs slots until the backend is done, `slots` (config) are decided, or
+  // `stop` is set. `on_slot` sees each journal entry (the live line).
+  void run(const std::atomic<bool>& stop, const std::function<void(const scaler::JournalEntry&)>& on_slot = {});
+
+  // Thread-safe, for the control thread.
+  control::Response handle(const control::Request& request);
+  std::string metrics() const;
+  // Checks the choice now (throws std::invalid_argument naming the problem);
+  // it takes effect at the next slot.
+  void request_policy(const scaler::PolicyChoice& choice);
+
+  std::uint64_t next_slot() const;
+  const ScalerSetup& setup() const { return setup_; }
+  std::size_t resumed_entries() const { return resumed_; }
+
+ private:
+  Plan to_plan(const google::protobuf::RepeatedPtrField<planfile::PoolEntry>& entries) const;
+  void to_entries(const Plan& plan, google::protobuf::RepeatedPtrField<planfile::PoolEntry>* entries) const;
+  // Per-site min/max; returns what it changed, for the reason. Throws when
+  // a site's pools cannot shrink to its maximum (one instance each).
+  std::string apply_limits(Plan& plan) const;
+
+  ScalerSetup setup_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Policy> policy_;
+  std::unique_ptr<Journal> journal_;
+  Observation observation_;
+  Plan last_good_;
+  CostBreakdown cost_so_far_;
+  std::size_t resumed_ = 0;
+
+  mutable std::mutex mutex_;  // guards what the control thread reads or sets below
+  scaler::PolicyChoice choice_;
+  std::optional<scaler::PolicyChoice> pending_;
+  std::uint64_t slot_ = 0;
+  std::uint64_t decisions_ = 0, kept_last_plan_ = 0, apply_failures_ = 0;
+  double last_decision_ms_ = 0;
+  std::string last_reason_, last_error_;
+  std::vector<double> instances_per_site_;
+  double dropped_total_ = 0, delivered_total_ = 0;
+};
+
+}  // namespace nfv

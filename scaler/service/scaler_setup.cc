@@ -1,0 +1,155 @@
+#include "scaler_setup.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "calibration.h"
+#include "rate_trace.h"
+#include "topology.h"
+
+namespace nfv {
+namespace {
+
+std::string shared_data(const std::string& relative) {
+  const char* root = std::getenv("NFV_SHARED_DATA");
+  return std::string(root ? root : "../shared/data") + "/" + relative;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+std::optional<RateUnit> unit_of(const std::string& text, const YamlSource& source) {
+  if (text.empty()) return std::nullopt;
+  if (text == "Mbit/s") return RateUnit::mbit_per_s;
+  if (text == "req/s") return RateUnit::requests_per_s;
+  if (text == "pkt/s") return RateUnit::packets_per_s;
+  throw std::runtime_error(source.locate("trace.unit", "Mbit/s, req/s or pkt/s, not '" + text + "'"));
+}
+
+// The trace's rows for the run: a block, a window, every Nth row.
+RateTrace trace_rows(const scaler::TraceSource& t, const YamlSource& source) {
+  const RateTraceFile file = t.abilene() ? load_abilene_traffic(shared_data("traffic/abilene/abilene_tm_5min_mbps.csv"))
+                                         : read_rate_trace_csv(t.csv(), unit_of(t.unit(), source));
+  if (t.block() >= file.blocks.size())
+    throw std::runtime_error(source.locate("trace.block", "a block of the trace, which has " +
+                                                              std::to_string(file.blocks.size())));
+  const RateTrace& block = file.blocks[t.block()];
+  if (t.first_row() >= block.rows())
+    throw std::runtime_error(source.locate("trace.first_row", "a row of the block, which has " + std::to_string(block.rows())));
+  const std::size_t stride = t.row_stride() > 1 ? t.row_stride() : 1;
+  RateTrace out = block.slice(t.first_row(), block.rows() - t.first_row());
+  if (stride > 1) {
+    RateTrace strided = out;
+    strided.values.clear();
+    strided.step_seconds = out.step_seconds * static_cast<double>(stride);
+    for (std::size_t row = 0; row < out.rows(); row += stride)
+      for (std::size_t c = 0; c < out.columns.size(); ++c) strided.values.push_back(out.at(row, c));
+    out = strided;
+  }
+  if (t.rows() > 0 && t.rows() < out.rows()) out = out.slice(0, t.rows());
+  return out;
+}
+
+bool all_od_pairs(const RateTrace& trace) {
+  for (const std::string& column : trace.columns)
+    if (!od_pair(column)) return false;
+  return !trace.columns.empty();
+}
+
+ScalerSetup build(ScalerSetup setup) {
+  scaler::ScalerConfig& c = setup.config;
+  const YamlSource& source = setup.source;
+  if (c.topology().empty()) throw std::runtime_error(source.locate("topology", "a topology YAML file"));
+  Topology topology = load_topology_yaml(c.topology());
+  if (!c.calibration().empty()) {
+    const LoadedCalibration calibration = load_calibration(c.calibration());
+    for (const std::string& line : apply_calibration(calibration, topology)) setup.notes.push_back("calibrated " + line);
+    if (calibration.message.queue_packets_per_instance() > 0 && c.queue_packets() == 0)
+      c.set_queue_packets(calibration.message.queue_packets_per_instance());
+  }
+  if (c.slot_seconds() == 0) c.set_slot_seconds(1);
+  if (c.packet_bytes() == 0) c.set_packet_bytes(1024);
+  if (c.volume_scale() == 0) c.set_volume_scale(1);
+  if (c.queue_packets() == 0) c.set_queue_packets(1024);
+  if (c.sla_penalty() == 0) c.set_sla_penalty(10);
+  if (c.horizon() == 0) c.set_horizon(1);
+  if (c.sla_ms() == 0) c.set_sla_ms(60);
+  if (c.vnfs().empty()) c.set_vnfs("counter");
+  if (c.policy().name().empty()) c.mutable_policy()->set_name("static");
+  if (!(c.slot_seconds() > 0)) throw std::runtime_error(source.locate("slot_seconds", "> 0 seconds"));
+  if (!(c.packet_bytes() > 0)) throw std::runtime_error(source.locate("packet_bytes", "> 0 bytes"));
+  if (!(c.volume_scale() > 0)) throw std::runtime_error(source.locate("volume_scale", "> 0"));
+  if (c.queue_packets() < 0) throw std::runtime_error(source.locate("queue_packets", ">= 0 packets"));
+
+  SimSettings settings;
+  settings.scale.slot_wall_seconds = c.slot_seconds();
+  settings.scale.mean_packet_bytes = c.packet_bytes();
+  settings.scale.volume_scale = c.volume_scale();
+  settings.queue_packets_per_instance = c.queue_packets();
+  settings.sla.price = c.sla_penalty();
+  try {
+    settings.sla.basis = parse_sla_basis(c.sla_basis().empty() ? "gb" : c.sla_basis());
+  } catch (const std::exception&) {
+    throw std::runtime_error(source.locate("sla_basis", "gb or packet, not '" + c.sla_basis() + "'"));
+  }
+
+  const bool has_trace = c.trace().abilene() || !c.trace().csv().empty();
+  if (c.backend() != scaler::BACKEND_PODS && !has_trace)
+    throw std::runtime_error(source.locate("trace", "a trace (csv or abilene) for the simulator backend"));
+  if (has_trace) {
+    const RateTrace trace = trace_rows(c.trace(), source);
+    if (all_od_pairs(trace)) topology.chains = chains_for_od_pairs(trace, topology, split_list(c.vnfs()), c.sla_ms());
+    settings.scale.trace_step_seconds = trace.step_seconds;
+    setup.model = std::make_shared<const SystemModel>(topology, settings);
+    auto arrivals = std::make_shared<ArrivalSchedule>(arrivals_for_chains(trace, topology, settings.scale));
+    setup.notes.push_back("mapping " + arrivals->description);
+    setup.arrivals = std::move(arrivals);
+  } else {
+    setup.model = std::make_shared<const SystemModel>(topology, settings);
+  }
+  if (c.backend() == scaler::BACKEND_PODS) {
+    if (c.pods().empty()) throw std::runtime_error(source.locate("pods", "at least one pod for the pods backend"));
+    for (int p = 0; p < c.pods_size(); ++p) {
+      const std::string field = "pods[" + std::to_string(p) + "]";
+      if (c.pods(p).control().empty()) throw std::runtime_error(source.locate(field + ".control", "host:port of its control API"));
+      for (int s = 0; s < c.pods(p).sites_size(); ++s)
+        if (!topology.find_site(c.pods(p).sites(s)))
+          throw std::runtime_error(source.locate(field + ".sites[" + std::to_string(s) + "]",
+                                                 "a site of topology " + topology.name + ", no '" + c.pods(p).sites(s) + "'"));
+    }
+  }
+  setup.min_per_site.assign(topology.sites.size(), 0.0);
+  setup.max_per_site.assign(topology.sites.size(), 0.0);
+  for (int i = 0; i < c.limits_size(); ++i) {
+    const auto site = topology.find_site(c.limits(i).site());
+    if (!site)
+      throw std::runtime_error(source.locate("limits[" + std::to_string(i) + "].site", "a site, no '" + c.limits(i).site() + "'"));
+    if (c.limits(i).max_instances() > 0 && c.limits(i).max_instances() < c.limits(i).min_instances())
+      throw std::runtime_error(source.locate("limits[" + std::to_string(i) + "].max_instances", ">= min_instances"));
+    setup.min_per_site[*site] = c.limits(i).min_instances();
+    setup.max_per_site[*site] = c.limits(i).max_instances();
+  }
+  return setup;
+}
+
+}  // namespace
+
+ScalerSetup parse_scaler_setup(const std::string& text, const std::string& file_name) {
+  ScalerSetup setup;
+  setup.source = parse_yaml_message(text, file_name, setup.config);
+  return build(std::move(setup));
+}
+
+ScalerSetup load_scaler_setup(const std::string& path) {
+  ScalerSetup setup;
+  setup.source = load_yaml_message(path, setup.config);
+  return build(std::move(setup));
+}
+
+}  // namespace nfv

@@ -1,0 +1,185 @@
+// The scaler service's slot loop on the simulator backend (in process):
+// the journal has one entry per slot with the policy, the plan, the reason
+// and costs that add up; shadow mode decides without applying; a failing
+// policy leaves the last good plan in force, never zero; per-site limits
+// hold; a policy switch through the control API takes effect at the next
+// slot; a restarted scaler resumes from its journal exactly where an
+// uninterrupted run would be; config mistakes name the field.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "journal.h"
+#include "scaler_service.h"
+
+namespace nfv {
+namespace {
+
+std::string temp_dir() {
+  char pattern[] = "/tmp/nfv-scaler-test-XXXXXX";
+  return mkdtemp(pattern);
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// demo3 (NYCMng, CHINng, KSCYng; chains video: 3 hops, calls: 2 hops), a
+// diurnal-like trace in packets/s over 24 slots.
+std::string setup_yaml(const std::string& dir, const std::string& policy, const std::string& extra = "") {
+  std::string trace = "# units: pkt/s\n# step_seconds: 300\nslot,video,calls\n";
+  for (int t = 0; t < 24; ++t) {
+    const double day = std::sin(2 * M_PI * t / 24.0);
+    trace += std::to_string(t) + "," + std::to_string(static_cast<int>(1.2e6 + 0.9e6 * day)) + "," +
+             std::to_string(static_cast<int>(6e5 + 4e5 * day)) + "\n";
+  }
+  write(dir + "/trace.csv", trace);
+  return "name: test\ntopology: " NFV_SOURCE_ROOT "/topologies/data/demo3.yaml\nbackend: sim\ntrace: {csv: " + dir +
+         "/trace.csv}\npolicy: " + policy + "\njournal: " + dir + "/journal.jsonl\n" + extra;
+}
+
+std::vector<scaler::JournalEntry> run_service(const std::string& dir, const std::string& yaml) {
+  write(dir + "/scaler.yaml", yaml);
+  ScalerService service(load_scaler_setup(dir + "/scaler.yaml"));
+  std::atomic<bool> stop{false};
+  service.run(stop);
+  return Journal::read(dir + "/journal.jsonl");
+}
+
+std::int64_t instances_at(const scaler::JournalEntry& e, const std::string& site) {
+  std::int64_t n = 0;
+  for (const auto& pool : e.plan())
+    if (pool.site() == site) n += pool.instances();
+  return n;
+}
+
+TEST(ScalerService, JournalsEverySlotWithPlanReasonAndCostsThatAddUp) {
+  const std::string dir = temp_dir();
+  const auto entries = run_service(dir, setup_yaml(dir, "{name: online}"));
+  ASSERT_EQ(entries.size(), 24u);
+  double total = 0;
+  for (std::size_t t = 0; t < entries.size(); ++t) {
+    const auto& e = entries[t];
+    EXPECT_EQ(e.slot(), t);
+    EXPECT_EQ(e.policy().name(), "online");
+    EXPECT_TRUE(e.applied());
+    EXPECT_TRUE(e.error().empty()) << e.error();
+    EXPECT_NE(e.reason().find("Ipopt solved"), std::string::npos) << e.reason();
+    EXPECT_FALSE(e.policy_state().empty());
+    ASSERT_EQ(e.chains_size(), 2);
+    total += e.cost().total();
+    EXPECT_NEAR(e.cost_so_far().total(), total, 1e-6 * total);
+    EXPECT_NEAR(e.cost().total(), e.cost().operating() + e.cost().deployment() + e.cost().wan() + e.cost().sla_penalty(), 1e-9);
+  }
+  // The instances follow the traffic: more at the peak (slot 6) than in the trough (slot 18).
+  EXPECT_GT(entries[6].instances(), entries[18].instances() + 2);
+}
+
+TEST(ScalerService, ShadowModeDecidesAndJournalsButNeverApplies) {
+  const std::string dir = temp_dir();
+  const auto entries = run_service(dir, setup_yaml(dir, "{name: online}", "shadow: true\nslots: 8\n"));
+  ASSERT_EQ(entries.size(), 8u);
+  for (const auto& e : entries) {
+    EXPECT_FALSE(e.applied());
+    EXPECT_TRUE(e.shadow());
+    // The simulator keeps running the starting plan: one instance per hop, 5 in all, never started anew.
+    EXPECT_EQ(e.cost().deployment(), 0);
+    EXPECT_NEAR(e.cost().operating(), 5.0, 1e-9);
+  }
+  EXPECT_GT(entries[3].instances(), 5u);  // what it would have done
+}
+
+TEST(ScalerService, AFailingPolicyLeavesTheLastGoodPlanNeverZero) {
+  const std::string dir = temp_dir();
+  // Threshold held to at most 0 instances per pool wants to stop everything.
+  const auto entries = run_service(dir, setup_yaml(dir, "{name: threshold, params: {min: '0', max: '0'}}", "slots: 4\n"));
+  ASSERT_EQ(entries.size(), 4u);
+  for (const auto& e : entries) {
+    EXPECT_NE(e.error().find("no instance at all"), std::string::npos) << e.error();
+    EXPECT_NE(e.reason().find("kept the last good plan"), std::string::npos) << e.reason();
+    EXPECT_EQ(e.instances(), 5u);
+  }
+}
+
+TEST(ScalerService, PerSiteLimitsHold) {
+  const std::string dir = temp_dir();
+  const auto entries = run_service(
+      dir, setup_yaml(dir, "{name: threshold, params: {placement: path}}", "slots: 12\nlimits: [{site: NYCMng, max_instances: 4}, {site: KSCYng, min_instances: 3}]\n"));
+  bool limited = false;
+  for (const auto& e : entries) {
+    EXPECT_LE(instances_at(e, "NYCMng"), 4) << "slot " << e.slot();
+    EXPECT_GE(instances_at(e, "KSCYng"), 3) << "slot " << e.slot();
+    limited = limited || e.reason().find("site NYCMng limited") != std::string::npos;
+  }
+  EXPECT_TRUE(limited);
+}
+
+TEST(ScalerService, APolicySwitchTakesEffectAtTheNextSlot) {
+  const std::string dir = temp_dir();
+  write(dir + "/scaler.yaml", setup_yaml(dir, "{name: online}", "realtime: true\nslot_seconds: 0.2\ncontrol: {token: t}\n"));
+  ScalerService service(load_scaler_setup(dir + "/scaler.yaml"));
+  std::atomic<bool> stop{false};
+  std::thread loop([&] { service.run(stop); });
+  while (service.next_slot() < 5) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  control::Request bad;
+  bad.mutable_set_policy()->set_name("marl");
+  EXPECT_FALSE(service.handle(bad).ok());
+  control::Request request;
+  request.mutable_set_policy()->set_name("threshold");
+  const std::uint64_t asked_at = service.next_slot();
+  ASSERT_TRUE(service.handle(request).ok());
+  loop.join();
+  const auto entries = Journal::read(dir + "/journal.jsonl");
+  ASSERT_EQ(entries.size(), 24u);
+  std::uint64_t first_threshold = 0;
+  for (const auto& e : entries)
+    if (e.policy().name() == "threshold") {
+      first_threshold = e.slot();
+      break;
+    }
+  // The slot being decided when asked, or the next one; never later.
+  EXPECT_GE(first_threshold, asked_at);
+  EXPECT_LE(first_threshold, asked_at + 1);
+  EXPECT_NE(entries[first_threshold].reason().find("policy switched from online to threshold"), std::string::npos);
+  for (const auto& e : entries) EXPECT_EQ(e.policy().name(), e.slot() < first_threshold ? "online" : "threshold");
+}
+
+TEST(ScalerService, ARestartedScalerResumesFromItsJournal) {
+  const std::string whole = temp_dir(), split = temp_dir();
+  const auto uninterrupted = run_service(whole, setup_yaml(whole, "{name: online}"));
+  run_service(split, setup_yaml(split, "{name: online}", "slots: 10\n"));
+  const auto resumed = run_service(split, setup_yaml(split, "{name: online}"));
+  ASSERT_EQ(resumed.size(), uninterrupted.size());
+  for (std::size_t t = 0; t < resumed.size(); ++t) {
+    EXPECT_EQ(resumed[t].slot(), t);
+    EXPECT_EQ(resumed[t].instances(), uninterrupted[t].instances()) << "slot " << t;
+    EXPECT_NEAR(resumed[t].cost_so_far().total(), uninterrupted[t].cost_so_far().total(),
+                1e-6 * uninterrupted[t].cost_so_far().total())
+        << "slot " << t;
+  }
+}
+
+TEST(ScalerService, ConfigMistakesNameTheField) {
+  const std::string dir = temp_dir();
+  const auto error_of = [&](const std::string& yaml) {
+    try {
+      parse_scaler_setup(yaml, "scaler.yaml");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string base = setup_yaml(dir, "{name: online}");
+  EXPECT_NE(error_of(base + "slot_seconds: -1\n").find("slot_seconds: expected > 0"), std::string::npos);
+  EXPECT_NE(error_of(base + "limits: [{site: Nowhere}]\n").find("limits[0].site"), std::string::npos);
+  EXPECT_NE(error_of(base + "backend: pods\n").find("pods: expected at least one pod"), std::string::npos);
+  EXPECT_NE(error_of(base + "polcy: {}\n").find("polcy"), std::string::npos);
+  EXPECT_NE(error_of("name: x\ntopology: " NFV_SOURCE_ROOT "/topologies/data/demo3.yaml\n").find("trace: expected a trace"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace nfv
