@@ -65,6 +65,7 @@ void OnlinePolicy::reset() {
   fractional_.assign(model_->pool_index().pools(), 0.0);
   rounded_.assign(model_->pool_index().pools(), 0);
   warm_start_ = WarmStart{};
+  fixed_sites_.clear();
   explanation_.clear();
 }
 
@@ -80,6 +81,14 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
     }
     started_ = true;
   }
+  if (settings_.candidates == CandidateSites::fixed && fixed_sites_.empty()) {
+    {
+      // Placement stays where the plan in force has it: only sizes change.
+      fixed_sites_.assign(m.chains(), {});
+      for (std::size_t c = 0; c < m.chains(); ++c) fixed_sites_[c].resize(topology.chains[c].vnfs.size());
+      for (const PoolPlan& p : observation.plan.pools) fixed_sites_[p.chain][p.hop].push_back(p.site);
+    }
+  }
   std::vector<double> arrival(m.chains(), 0.0);
   for (std::size_t c = 0; c < m.chains(); ++c)
     arrival[c] = forecast.chains == m.chains() && forecast.horizon > 0 ? forecast.mean(c, 0)
@@ -87,6 +96,7 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
                                                                         : 0.0;
   SlotProblemSettings problem_settings;
   problem_settings.candidates = settings_.candidates;
+  problem_settings.fixed_sites = fixed_sites_;
   problem_settings.max_utilisation = settings_.max_utilisation;
   problem_settings.min_instances_per_hop = settings_.min_instances_per_hop;
   problem_settings.site_capacity = settings_.site_capacity;

@@ -61,6 +61,7 @@ class OnlinePolicy final : public Policy {
   bool started_ = false;
   std::vector<double> fractional_;      // per pool
   std::vector<std::int32_t> rounded_;   // per pool
+  std::vector<std::vector<std::vector<std::size_t>>> fixed_sites_;  // candidates = fixed: per chain, per hop
   WarmStart warm_start_;                // the last solution, primal and dual
   std::string explanation_;
 };

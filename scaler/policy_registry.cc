@@ -114,9 +114,12 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& p
     settings.keep = reader.number("keep", defaults.keep);
     settings.serve_weight = reader.number("serve_weight", defaults.serve_weight);
     const std::string candidates = reader.text("candidates", "path");
-    if (candidates != "path" && candidates != "sla")
-      throw std::invalid_argument("policy online: parameter 'candidates': expected path or sla, got '" + candidates + "'");
-    settings.candidates = candidates == "path" ? CandidateSites::along_path : CandidateSites::within_sla;
+    if (candidates == "path") settings.candidates = CandidateSites::along_path;
+    else if (candidates == "sla") settings.candidates = CandidateSites::within_sla;
+    else if (candidates == "plan") settings.candidates = CandidateSites::fixed;
+    else
+      throw std::invalid_argument("policy online: parameter 'candidates': expected path, sla or plan, got '" + candidates +
+                                  "'");
     return std::make_unique<OnlinePolicy>(std::move(model), settings);
   }
   if (name == "drl" || name == "marl")

@@ -29,10 +29,18 @@ SlotProblem::SlotProblem(const SystemModel& model, SlotProblemSettings settings,
     std::iota(allowed.begin(), allowed.end(), 0);
     if (settings_.candidates == CandidateSites::along_path)
       if (const auto path = topology.shortest_path(chain.ingress, chain.egress)) allowed = path->sites;
+    std::vector<std::size_t> within;
     for (std::size_t s : allowed)
       if (model.route_delay_ms(chain.ingress, s) + model.route_delay_ms(s, chain.egress) <= chain.sla_latency_ms)
-        candidates_[c].push_back(s);
-    if (candidates_[c].empty()) candidates_[c].push_back(chain.ingress);
+        within.push_back(s);
+    if (within.empty()) within.push_back(chain.ingress);
+    candidates_[c].assign(chain.vnfs.size(), within);
+    if (settings_.candidates == CandidateSites::fixed) {
+      if (settings_.fixed_sites.size() != model.chains() || settings_.fixed_sites[c].size() != chain.vnfs.size())
+        throw std::invalid_argument("fixed candidate sites: expected a site list per chain and hop");
+      for (std::size_t h = 0; h < chain.vnfs.size(); ++h)
+        if (!settings_.fixed_sites[c][h].empty()) candidates_[c][h] = settings_.fixed_sites[c][h];
+    }
   }
   const double slot_bytes_per_unit =
       kFlowUnitPps * model.slot_seconds() * model.cost_model().mean_packet_bytes();
@@ -49,7 +57,7 @@ SlotProblem::SlotProblem(const SystemModel& model, SlotProblemSettings settings,
 
 void SlotProblem::enumerate_routes(std::size_t c) {
   const Chain& chain = model_->topology().chains[c];
-  const auto& candidates = candidates_[c];
+  const auto& candidates = candidates_[c];  // per hop
   const std::size_t hops = chain.vnfs.size();
   std::vector<ChainRoute> all;
   std::vector<std::size_t> pick(hops, 0);  // candidate index per hop: an odometer over all routes
@@ -57,7 +65,7 @@ void SlotProblem::enumerate_routes(std::size_t c) {
     ChainRoute route;
     std::size_t at = chain.ingress;
     for (std::size_t h = 0; h < hops; ++h) {
-      const std::size_t site = candidates[pick[h]];
+      const std::size_t site = candidates[h][pick[h]];
       route.sites.push_back(site);
       route.cost += flow_cost(at, site);
       route.delay_ms += model_->route_delay_ms(at, site);
@@ -71,7 +79,7 @@ void SlotProblem::enumerate_routes(std::size_t c) {
                                   " routes through its candidate sites; use candidates along the path");
     more = false;
     for (std::size_t h = 0; h < hops && !more; ++h) {
-      if (++pick[h] < candidates.size()) more = true;
+      if (++pick[h] < candidates[h].size()) more = true;
       else pick[h] = 0;
     }
   }
@@ -103,7 +111,7 @@ SlotColumns SlotProblem::add_slot(LinearProgram& lp, std::span<const double> arr
       const bool needs_minimum = settings_.min_instances_per_hop > 0 &&
                                  arrival < settings_.min_instances_per_hop * capacity_units * (1 + 1e-9);
       const int minimum = needs_minimum ? lp.add_row(settings_.min_instances_per_hop, kInfinity) : -1;
-      for (std::size_t s : candidates_[c]) {
+      for (std::size_t s : candidates_[c][h]) {
         double upper = capacity_[s] > 0 ? capacity_[s] : kInfinity;
         if (!settings_.max_instances_per_pool_at_site.empty() && settings_.max_instances_per_pool_at_site[s] > 0)
           upper = std::min(upper, settings_.max_instances_per_pool_at_site[s]);

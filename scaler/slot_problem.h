@@ -25,10 +25,13 @@ inline constexpr double kFlowUnitPps = 1000;
 enum class CandidateSites {
   along_path,  // the sites of the lowest-delay path from ingress to egress
   within_sla,  // every site whose detour (ingress -> site -> egress) is within the SLA latency
+  fixed,       // the sites SlotProblemSettings::fixed_sites gives per hop (placement stays; only sizes change)
 };
 
 struct SlotProblemSettings {
   CandidateSites candidates = CandidateSites::along_path;
+  // For CandidateSites::fixed: per chain, per hop, its sites (e.g. the plan in force).
+  std::vector<std::vector<std::vector<std::size_t>>> fixed_sites;
   // Planned load of an instance, as a share of its service rate.
   double max_utilisation = 1.0;
   // Instances every hop keeps over all its sites, so a chain whose traffic
@@ -70,7 +73,9 @@ class SlotProblem {
 
   // Sites a chain's hops may use (SlotProblemSettings::candidates), always
   // within the SLA latency; the ingress alone when no site is.
-  const std::vector<std::size_t>& candidate_sites(std::size_t chain) const { return candidates_[chain]; }
+  const std::vector<std::size_t>& candidate_sites(std::size_t chain, std::size_t hop) const {
+    return candidates_[chain][hop];
+  }
   // Routes through the candidate sites whose propagation delay is within the
   // SLA (all routes when none is: the SLA is then lost anyway).
   const std::vector<ChainRoute>& routes(std::size_t chain) const { return routes_[chain]; }
@@ -93,7 +98,7 @@ class SlotProblem {
   const SystemModel* model_;
   SlotProblemSettings settings_;
   std::vector<std::size_t> chains_;
-  std::vector<std::vector<std::size_t>> candidates_;  // per chain of the model
+  std::vector<std::vector<std::vector<std::size_t>>> candidates_;  // per chain of the model, per hop
   std::vector<std::vector<ChainRoute>> routes_;       // per chain of the model
   std::vector<double> capacity_;                      // per site, 0 = unlimited
   std::vector<double> flow_cost_;                     // sites x sites

@@ -156,17 +156,23 @@ int main(int argc, char** argv) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
     });
-    service.run(stop, [&](const nfv::scaler::JournalEntry& e) {
-      if (!quiet) {
-        std::printf("%s\n", live_line(e, service.setup().model->topology()).c_str());
-        std::fflush(stdout);
-      }
-    });
+    std::string failure;
+    try {
+      service.run(stop, [&](const nfv::scaler::JournalEntry& e) {
+        if (!quiet) {
+          std::printf("%s\n", live_line(e, service.setup().model->topology()).c_str());
+          std::fflush(stdout);
+        }
+      });
+    } catch (const std::exception& e) {
+      failure = e.what();  // the threads below still need joining
+    }
     stop.store(true);
     watcher.join();
     guard.reset();
     io.stop();
     control_thread.join();
+    if (!failure.empty()) throw std::runtime_error(failure);
     std::printf("nfv-scaler: stopped after slot %llu\n", static_cast<unsigned long long>(service.next_slot()));
     return 0;
   } catch (const std::exception& e) {

@@ -30,15 +30,15 @@ class PodsBackend final : public Backend {
 
   std::string name() const override { return "pods"; }
 
+  // The first decision needs a real measurement: one slot passes under the
+  // plan the pods run (their configuration) before it.
   Observation start(const Plan& running) override {
-    in_force_ = running;
+    in_force_ = previous_ = running;
     for (Pod& pod : pods_) pod.last = telemetry(pod);
-    next_slot_ = std::chrono::steady_clock::now();
-    Observation first;
-    first.arrival_pps.assign(model_->chains(), 0.0);
-    first.chains.assign(model_->chains(), ChainTraffic{});
-    first.plan = running;
-    return first;
+    next_slot_ = std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(slot_seconds_));
+    std::this_thread::sleep_until(next_slot_);
+    return measure().observation;
   }
 
   SlotReport run_slot(const Plan& plan, bool apply) override {
