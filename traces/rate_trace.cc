@@ -52,6 +52,17 @@ RateTrace RateTrace::slice(std::size_t first, std::size_t count) const {
   return out;
 }
 
+RateTrace RateTrace::every(std::size_t stride) const {
+  if (stride <= 1) return *this;
+  RateTrace out = *this;
+  out.values.clear();
+  out.step_seconds = step_seconds * static_cast<double>(stride);
+  for (std::size_t row = 0; row < rows(); row += stride)
+    out.values.insert(out.values.end(), values.begin() + static_cast<std::ptrdiff_t>(row * columns.size()),
+                      values.begin() + static_cast<std::ptrdiff_t>((row + 1) * columns.size()));
+  return out;
+}
+
 std::vector<Outage> find_outages(const RateTrace& trace, std::size_t min_rows) {
   std::vector<Outage> outages;
   const auto totals = trace.slot_totals();

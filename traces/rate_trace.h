@@ -37,6 +37,9 @@ struct RateTrace {
   std::vector<double> slot_totals() const;  // per row, over all columns
   // Rows [first, first + count), with the start time moved along.
   RateTrace slice(std::size_t first, std::size_t count) const;
+  // Every `stride`th row from the first (time compression: a row then covers
+  // stride x step_seconds of the original).
+  RateTrace every(std::size_t stride) const;
 };
 
 // What a loader found missing, so that nothing becomes NaN silently.

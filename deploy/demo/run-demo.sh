@@ -1,60 +1,84 @@
 #!/usr/bin/env bash
-# The demo of the pod stage: three pods (NYCM, CHIN, KSCY: three Abilene
-# sites), joined by memif, carry two chains of real traffic (a Netflix and a
-# Teams capture) across the emulated WAN, then print what went through.
-# (The scaler, the rate-trace replay and the report arrive with later issues.)
+# The geo-NFV demo: three pods (three Abilene PoPs joined by memif, WAN
+# delays emulated), nfv-replay driving one day of the real Abilene trace
+# compressed into one-second slots, and nfv-scaler resizing the pods'
+# instance pools every slot with the policy of scaler.yaml.in (online by
+# default). nfv-scaler prints a line per slot; at the end come a summary and
+# an HTML report with the plots.
 #
-#   run-demo.sh BUILD_DIR [RUN_DIR]
+#   run-demo.sh BUILD_DIR [--policy static|threshold|online] [--slots N] [RUN_DIR]
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
-BUILD="${1:?usage: run-demo.sh BUILD_DIR [RUN_DIR]}"
-RUN="${2:-$(mktemp -d /tmp/nfv-demo-XXXXXX)}"
-DATA="${NFV_DATA:-$ROOT/../shared/data}"
-POD="$BUILD/dataplane/nfv-pod"
-mkdir -p "$RUN"
-[ -d "$DATA/pcaps" ] || { echo "no traffic data at $DATA (set NFV_DATA)"; exit 1; }
-
-# Each pod config = its own part + the shared sites, links and chains.
-for site in nycm chin kscy; do
-  { sed -e "s|@DATA@|$DATA|g" -e "s|@RUN@|$RUN|g" "$HERE/pod-$site.yaml.in"; cat "$HERE/sites.yaml.in"; } > "$RUN/pod-$site.yaml"
+BUILD="${1:?usage: run-demo.sh BUILD_DIR [--policy NAME] [--slots N] [RUN_DIR]}"
+shift
+POLICY="" SLOTS=48 RUN=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --policy) POLICY="${2:?--policy NAME}"; shift 2 ;;
+    --slots) SLOTS="${2:?--slots N}"; shift 2 ;;
+    *) RUN="$1"; shift ;;
+  esac
 done
+RUN="${RUN:-$(mktemp -d /tmp/nfv-demo-XXXXXX)}"
+mkdir -p "$RUN"
+export NFV_SHARED_DATA="${NFV_SHARED_DATA:-$HERE/../../../shared/data}"
+[ -f "$NFV_SHARED_DATA/traffic/abilene/abilene_tm_5min_mbps.csv" ] || { echo "no Abilene trace under $NFV_SHARED_DATA"; exit 1; }
 
-echo "== geo-NFV demo: 3 pods, 3 sites (NYCM -> CHIN -> KSCY), 2 chains of real traffic"
+fill() { sed -e "s|@RUN@|$RUN|g" -e "s|@HERE@|$HERE|g" -e "s|@SLOTS@|$SLOTS|g" "$@"; }
+for site in nycm chin kscy; do
+  { fill "$HERE/pod-$site.yaml.in"; fill "$HERE/chains.yaml.in"; } > "$RUN/pod-$site.yaml"
+done
+fill "$HERE/replay.yaml.in" > "$RUN/replay.yaml"
+fill "$HERE/scaler.yaml.in" > "$RUN/scaler.yaml"
+if [ -n "$POLICY" ]; then
+  case "$POLICY" in
+    online) ;;  # the file's own line, with its parameters
+    static|threshold) sed -i "s|^policy: .*|policy: {name: $POLICY, params: {plan: $HERE/plan.yaml}}|" "$RUN/scaler.yaml" ;;
+    *) echo "--policy: expected static, threshold or online"; exit 1 ;;
+  esac
+fi
+
+echo "== geo-NFV demo: 3 pods (NYCMng -> CHINng -> KSCYng), one day of Abilene in $SLOTS slots, scaler policy: $(sed -n 's/^policy: {name: \([a-z]*\).*/\1/p' "$RUN/scaler.yaml")"
 echo "   work dir: $RUN"
 pids=()
-# Downstream first; every pod waits for its memif links before forwarding.
-# Two cores for three pods: CHIN on core 0, NYCM and KSCY share core 1
-# (idle loops back off, so pods that share a core both make progress).
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+# Two cores for five processes: CHIN alone on core 1 with the generator,
+# NYCM and KSCY on core 0 (idle loops back off, so pods that share a core
+# both make progress).
 for site in kscy chin nycm; do
-  case $site in chin) core=0 ;; *) core=1 ;; esac
-  "$POD" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" --stop-when-idle-ms 1500 \
-    --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log" &
+  case $site in chin) core=1 ;; *) core=0 ;; esac
+  "$BUILD/dataplane/nfv-pod" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" \
+    --stop-when-idle-ms 4000 --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log" &
   pids+=($!)
-  sleep 0.2
 done
-status=0
-for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
-for site in nycm chin kscy; do
-  echo
-  cat "$RUN/$site.out"
+"$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
+  --quiet > "$RUN/replay.out" 2> "$RUN/replay.log" &
+replay=$!
+# The scaler talks to the pods' control APIs, which answer once their links are up.
+for port in 9920 9921 9922; do
+  for _ in $(seq 100); do "$BUILD/tools/nfvctl" --addr "127.0.0.1:$port" status > /dev/null 2>&1 && break; sleep 0.1; done
 done
-[ "$status" -eq 0 ] || { echo "a pod failed (exit $status); logs in $RUN/*.log"; exit "$status"; }
+"$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --report "$RUN/report.html"
+wait "$replay" || { echo "nfv-replay failed; logs in $RUN"; exit 1; }
+for pid in "${pids[@]}"; do wait "$pid" || { echo "a pod failed; logs in $RUN"; exit 1; }; done
+pids=()
 
 echo
-echo "== the NYCM->CHIN link, as tshark decodes it (first 3 frames)"
-tshark -r "$RUN/nycm-chin.pcapng" -c 3 -T fields -E header=y -e frame.len -e nsh.spi -e nsh.si -e ip.src -e ip.dst -e _ws.col.Protocol 2>/dev/null
-echo
 python3 - "$RUN" <<'PY'
-import json, sys
+import csv, json, sys
 run = sys.argv[1]
-stats = {s: json.load(open(f"{run}/{s}.json")) for s in ("nycm", "chin", "kscy")}
-for chain in ("video", "calls"):
-    entered = next(c for c in stats["nycm"]["chains"] if c["name"] == chain)
-    left = next(c for c in stats["kscy"]["chains"] if c["name"] == chain)
-    print(f"{chain:6s}: {int(entered['in_packets']):5d} packets entered at NYCM, {int(left['out_packets']):5d} left at KSCY, "
-          f"one-way latency p50 {left['latency']['p50_us'] / 1000:.2f} ms, p99 {left['latency']['p99_us'] / 1000:.2f} ms")
-leaks = sum(int(s["mempool_in_use_after_close"]) for s in stats.values())
+rows = list(csv.DictReader(l for l in open(f"{run}/replay.csv") if not l.startswith("#")))
+sent = sum(float(r["sent"]) for r in rows); lost = sum(float(r["lost"]) for r in rows)
+journal = [json.loads(l) for l in open(f"{run}/journal.jsonl") if l.strip()]
+last = journal[-1]["cost_so_far"]
+counts = [int(j.get("instances", 0)) for j in journal]
+print(f"traffic : {int(sent)} packets sent, {int(sent - lost)} delivered, {int(lost)} lost ({100 * lost / max(sent, 1):.3f}%)")
+print(f"scaler  : {len(journal)} slots, policy {journal[-1]['policy']['name']}, instances {min(counts)}..{max(counts)}")
+print(f"cost    : {last.get('total', 0):.2f} = operating {last.get('operating', 0):.2f} + deployment "
+      f"{last.get('deployment', 0):.2f} + WAN {last.get('wan', 0):.2f} + SLA {last.get('sla_penalty', 0):.2f}")
+leaks = sum(int(json.load(open(f"{run}/{s}.json"))["mempool_in_use_after_close"]) for s in ("nycm", "chin", "kscy"))
 print(f"mbufs still in use after the pods closed: {leaks}")
 PY
-echo "(configs, logs, captures and JSON counters are in $RUN)"
+echo "report  : file://$RUN/report.html (open it in a browser)"
+echo "(configs, logs, the journal and every pod's counters are in $RUN)"

@@ -14,6 +14,8 @@
 #include <boost/asio.hpp>
 
 #include "control_server.h"
+#include "html_report.h"
+#include "journal.h"
 #include "metrics_endpoint.h"
 #include "scaler_service.h"
 
@@ -25,6 +27,7 @@ constexpr const char* kUsage = R"(usage: nfv-scaler --config scaler.yaml [option
   --slots N         stop after slot N (overrides the config's slots)
   --shadow          decide and journal, never apply
   --journal FILE    the decision journal (overrides the config's); resumed from when it has entries
+  --report FILE     write the run's HTML report (from the journal) when it stops
   --quiet           no line per slot
 
 Signals: SIGINT/SIGTERM stop after the current slot; SIGHUP re-reads the
@@ -70,7 +73,7 @@ std::string live_line(const nfv::scaler::JournalEntry& e, const nfv::Topology& t
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config_path, journal;
+  std::string config_path, journal, report;
   long slots = -1;
   bool shadow = false, quiet = false;
   for (int i = 1; i < argc; ++i) {
@@ -88,6 +91,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--config") config_path = value();
     else if (arg == "--slots") slots = std::atol(value().c_str());
     else if (arg == "--journal") journal = value();
+    else if (arg == "--report") report = value();
     else if (arg == "--shadow") shadow = true;
     else if (arg == "--quiet") quiet = true;
     else {
@@ -172,6 +176,12 @@ int main(int argc, char** argv) {
     guard.reset();
     io.stop();
     control_thread.join();
+    if (!report.empty() && !service.setup().config.journal().empty()) {
+      const auto entries = nfv::Journal::read(service.setup().config.journal());
+      nfv::write_html_report(entries, "geo-NFV: " + service.setup().config.name() + ", policy " +
+                                          service.setup().config.policy().name(), report);
+      std::printf("report: %s (%zu slots)\n", report.c_str(), entries.size());
+    }
     if (!failure.empty()) throw std::runtime_error(failure);
     std::printf("nfv-scaler: stopped after slot %llu\n", static_cast<unsigned long long>(service.next_slot()));
     return 0;

@@ -42,16 +42,7 @@ RateTrace trace_rows(const scaler::TraceSource& t, const YamlSource& source) {
   const RateTrace& block = file.blocks[t.block()];
   if (t.first_row() >= block.rows())
     throw std::runtime_error(source.locate("trace.first_row", "a row of the block, which has " + std::to_string(block.rows())));
-  const std::size_t stride = t.row_stride() > 1 ? t.row_stride() : 1;
-  RateTrace out = block.slice(t.first_row(), block.rows() - t.first_row());
-  if (stride > 1) {
-    RateTrace strided = out;
-    strided.values.clear();
-    strided.step_seconds = out.step_seconds * static_cast<double>(stride);
-    for (std::size_t row = 0; row < out.rows(); row += stride)
-      for (std::size_t c = 0; c < out.columns.size(); ++c) strided.values.push_back(out.at(row, c));
-    out = strided;
-  }
+  RateTrace out = block.slice(t.first_row(), block.rows() - t.first_row()).every(t.row_stride());
   if (t.rows() > 0 && t.rows() < out.rows()) out = out.slice(0, t.rows());
   return out;
 }

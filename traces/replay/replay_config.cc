@@ -156,9 +156,12 @@ GeneratorPlan build_generator(const ReplayConfig& config, const PodLayout& layou
   if (source.first_row() >= trace.rows())
     throw ConfigError("generator.trace.first_row", "a row below " + std::to_string(trace.rows()));
   const std::size_t available = trace.rows() - source.first_row();
-  if (source.rows() > available)
-    throw ConfigError("generator.trace.rows", "at most " + std::to_string(available) + " rows from first_row");
-  trace = trace.slice(source.first_row(), source.rows() ? source.rows() : available);
+  const std::size_t stride = source.row_stride() > 1 ? source.row_stride() : 1;
+  if (source.rows() > (available + stride - 1) / stride)
+    throw ConfigError("generator.trace.rows", "at most " + std::to_string((available + stride - 1) / stride) +
+                                                  " rows from first_row (every " + std::to_string(stride) + ")");
+  trace = trace.slice(source.first_row(), available).every(source.row_stride());
+  if (source.rows() > 0 && source.rows() < trace.rows()) trace = trace.slice(0, source.rows());
   plan.trace_label = trace.label;
   plan.unit = trace.unit;
   plan.slots = trace.rows();
