@@ -6,7 +6,7 @@
 // online <= 1.5 x the lower bound and >= 15% cheaper than threshold at no
 // more SLA violations; decision p99 <= 100 ms.
 //
-//   policy_costs [--slots N] [--volume-scale X] [--site-capacity N]
+//   policy_costs [--slots N] [--volume-scale X] [--site-capacity N] [--online KEY=VALUE ...]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,9 +38,18 @@ int main(int argc, char** argv) {
   std::size_t slots = 0;  // 0 = the whole block
   double volume_scale = 200;
   std::uint32_t site_capacity = 64;
+  nfv::PolicyParams online_params;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
-    if (option == "--slots") slots = std::stoul(argv[i + 1]);
+    if (option == "--online") {
+      const std::string pair = argv[i + 1];
+      const auto eq = pair.find('=');
+      if (eq == std::string::npos) {
+        std::fprintf(stderr, "policy_costs: --online KEY=VALUE\n");
+        return 1;
+      }
+      online_params[pair.substr(0, eq)] = pair.substr(eq + 1);
+    } else if (option == "--slots") slots = std::stoul(argv[i + 1]);
     else if (option == "--volume-scale") volume_scale = std::stod(argv[i + 1]);
     else if (option == "--site-capacity") site_capacity = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
     else {
@@ -82,7 +91,10 @@ int main(int argc, char** argv) {
   };
   run("static", nfv::make_static_policy(peak), peak);
   run("threshold", nfv::make_policy("threshold", {}, model), start);
-  run("online", nfv::make_policy("online", {}, model), start);
+  run("online", nfv::make_policy("online", online_params, model), start);
+  std::printf("  online parameters:");
+  for (const auto& [key, value] : online_params) std::printf(" %s=%s", key.c_str(), value.c_str());
+  std::printf("%s\n", online_params.empty() ? " defaults" : "");
 
   nfv::OfflineSettings offline;
   offline.integer = false;

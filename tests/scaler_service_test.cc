@@ -162,6 +162,27 @@ TEST(ScalerService, ARestartedScalerResumesFromItsJournal) {
   }
 }
 
+TEST(ScalerService, PlansForThePredictorsForecast) {
+  // EWMA with alpha 0.5: each slot's forecast is half the last measured rate
+  // plus half the previous forecast, through the unit mapping both ways.
+  const std::string dir = temp_dir();
+  const auto entries = run_service(dir, setup_yaml(dir, "{name: online}", "forecast: {model: ewma, ewma_alpha: 0.5}\n"));
+  ASSERT_EQ(entries.size(), 24u);
+  for (std::size_t t = 2; t < entries.size(); ++t)
+    for (int c = 0; c < 2; ++c) {
+      const double expected = 0.5 * entries[t - 1].chains(c).arrival_pps() + 0.5 * entries[t - 1].chains(c).forecast_pps();
+      EXPECT_NEAR(entries[t].chains(c).forecast_pps(), expected, 1e-6 * expected) << "slot " << t << " chain " << c;
+    }
+  // A model that does not exist is named with its field.
+  write(dir + "/bad.yaml", setup_yaml(dir, "{name: online}", "forecast: {model: crystal_ball}\n"));
+  try {
+    ScalerService service(load_scaler_setup(dir + "/bad.yaml"));
+    FAIL();
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("forecast.model"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ScalerService, ConfigMistakesNameTheField) {
   const std::string dir = temp_dir();
   const auto error_of = [&](const std::string& yaml) {

@@ -46,6 +46,7 @@ ScalerService::ScalerService(ScalerSetup setup) : setup_(std::move(setup)) {
   if (!config.journal().empty()) entries = Journal::read(config.journal());
   choice_ = entries.empty() ? config.policy() : entries.back().policy();
   policy_ = make_policy(choice_.name(), params_of(choice_), setup_.model);
+  forecaster_ = std::make_unique<Forecaster>(setup_);
   const Plan start = starting_plan(params_of(config.policy()), topology);
   last_good_ = start;
   backend_ = config.backend() == scaler::BACKEND_PODS ? make_pods_backend(setup_)
@@ -56,6 +57,13 @@ ScalerService::ScalerService(ScalerSetup setup) : setup_(std::move(setup)) {
     // and place in the trace; pods carry their own state.
     if (config.backend() != scaler::BACKEND_PODS)
       for (const auto& entry : entries) observation_ = backend_->run_slot(to_plan(entry.plan()), entry.applied()).observation;
+    // The forecaster learns the journaled rates again (a predictor's history).
+    Observation measured;
+    for (const auto& entry : entries) {
+      measured.arrival_pps.clear();
+      for (const auto& chain : entry.chains()) measured.arrival_pps.push_back(chain.arrival_pps());
+      (void)forecaster_->forecast(measured, config.horizon(), entry.slot() + 1);
+    }
     for (auto it = entries.rbegin(); it != entries.rend(); ++it)
       if (it->applied()) {
         last_good_ = to_plan(it->plan());
@@ -164,7 +172,17 @@ void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(
     entry.set_time(utc_now());
     *entry.mutable_policy() = choice_;
     observation_.slot = slot_;
-    const Forecast forecast = persistence_forecast(observation_, config.horizon());
+    const auto forecast_begun = std::chrono::steady_clock::now();
+    Forecast forecast;
+    try {
+      forecast = forecaster_->forecast(observation_, config.horizon(), slot_);
+    } catch (const std::exception& e) {
+      reason += std::string("forecast failed (") + e.what() + "), persistence used; ";
+      forecast = persistence_forecast(observation_, config.horizon());
+    }
+    entry.set_forecast_ms(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - forecast_begun).count());
+    const std::string forecast_note = forecaster_->note();
     Plan plan;
     const auto begun = std::chrono::steady_clock::now();
     try {
@@ -173,6 +191,7 @@ void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(
     } catch (const std::exception& e) {
       error = std::string("policy failed: ") + e.what();
     }
+    if (!forecast_note.empty()) reason += (reason.empty() ? "" : "; ") + forecast_note;
     const double decision_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun).count();
     if (error.empty()) {
       try {

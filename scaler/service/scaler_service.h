@@ -16,6 +16,7 @@
 #include <string>
 
 #include "backend.h"
+#include "forecaster.h"
 #include "control.pb.h"
 #include "journal.h"
 #include "policy.h"
@@ -55,6 +56,7 @@ class ScalerService {
   ScalerSetup setup_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Policy> policy_;
+  std::unique_ptr<Forecaster> forecaster_;
   std::unique_ptr<Journal> journal_;
   Observation observation_;
   Plan last_good_;

@@ -97,6 +97,7 @@ ScalerSetup build(ScalerSetup setup) {
     const RateTrace trace = trace_rows(c.trace(), source);
     if (all_od_pairs(trace)) topology.chains = chains_for_od_pairs(trace, topology, split_list(c.vnfs()), c.sla_ms());
     settings.scale.trace_step_seconds = trace.step_seconds;
+    if (trace.start_unix_s) setup.trace_start_unix_s = static_cast<double>(*trace.start_unix_s);
     setup.model = std::make_shared<const SystemModel>(topology, settings);
     auto arrivals = std::make_shared<ArrivalSchedule>(arrivals_for_chains(trace, topology, settings.scale));
     setup.notes.push_back("mapping " + arrivals->description);

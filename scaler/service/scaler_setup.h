@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct ScalerSetup {
   std::shared_ptr<const ArrivalSchedule> arrivals;  // the trace's, simulator backend only
   std::vector<std::string> notes;                   // calibration overrides, the mapping: for the header
   std::vector<double> min_per_site, max_per_site;   // per site; max 0 = the site's capacity
+  std::optional<double> trace_start_unix_s;         // the trace's time of slot 0, when it has one
 };
 
 // Reads and checks the file; errors "file:line: field: expected ...".
