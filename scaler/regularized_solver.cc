@@ -103,8 +103,29 @@ std::string status_text(ApplicationReturnStatus status) {
 
 }  // namespace
 
+namespace {
+RegularizedSolution solve_once(const LinearProgram& lp, const std::vector<EntropyTerm>& terms, double epsilon,
+                               WarmStart* warm, bool monotone);
+}  // namespace
+
 RegularizedSolution solve_regularized(const LinearProgram& lp, const std::vector<EntropyTerm>& terms, double epsilon,
                                       WarmStart* warm) {
+  // An interior-point run can fail (e.g. "restoration failed") from an
+  // unlucky start: try again from the bounds' midpoints, then with the
+  // monotone barrier strategy, before giving up.
+  RegularizedSolution out = solve_once(lp, terms, epsilon, warm, false);
+  if (!out.solved && warm != nullptr && !warm->x.empty()) {
+    warm->x.clear();
+    out = solve_once(lp, terms, epsilon, warm, false);
+  }
+  if (!out.solved) out = solve_once(lp, terms, epsilon, warm, true);
+  return out;
+}
+
+namespace {
+
+RegularizedSolution solve_once(const LinearProgram& lp, const std::vector<EntropyTerm>& terms, double epsilon,
+                               WarmStart* warm, bool monotone) {
   const Index n = lp.columns(), m = lp.rows();
   std::vector<double> x_lower(n), x_upper(n), g_lower(m), g_upper(m);
   for (Index i = 0; i < n; ++i) {
@@ -134,7 +155,7 @@ RegularizedSolution solve_regularized(const LinearProgram& lp, const std::vector
   // The rows are linear: Ipopt can skip re-evaluating their Jacobian.
   option("jac_c_constant", "yes");
   option("jac_d_constant", "yes");
-  option("mu_strategy", "adaptive");
+  option("mu_strategy", monotone ? "monotone" : "adaptive");
   const bool warm_usable = warm != nullptr && static_cast<Index>(warm->x.size()) == n;
   out.x.resize(n);
   if (warm_usable) {
@@ -161,5 +182,7 @@ RegularizedSolution solve_regularized(const LinearProgram& lp, const std::vector
   for (Index i = 0; i < n; ++i) out.x[i] = std::clamp(out.x[i], lp.column_lower[i], lp.column_upper[i]);
   return out;
 }
+
+}  // namespace
 
 }  // namespace nfv
