@@ -54,7 +54,7 @@ policy parameters:
               window (5 slots), max_up (4), max_down (1), min (1), max (64)
   online      the same for the starting plan, and epsilon (0.1), eta (0 = ln(1 + K/epsilon)),
               utilisation (0.9), min_per_hop (1), keep (1.5),
-              candidates=path|sla|plan (path), serve_weight (10) (docs/scaler.md)
+              candidates=path|sla|plan (path), serve_weight (10), window (5) (docs/scaler.md)
 
 A trace whose columns are SRC->DST pairs makes one chain per pair (from SRC
 to DST through --vnfs); otherwise each column feeds the topology's chain of

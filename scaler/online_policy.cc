@@ -66,6 +66,8 @@ void OnlinePolicy::reset() {
   rounded_.assign(model_->pool_index().pools(), 0);
   warm_start_ = WarmStart{};
   fixed_sites_.clear();
+  recent_.clear();
+  recent_at_ = 0;
   explanation_.clear();
 }
 
@@ -89,11 +91,23 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
       for (const PoolPlan& p : observation.plan.pools) fixed_sites_[p.chain][p.hop].push_back(p.site);
     }
   }
+  // Plan for the forecast, but never below the highest rate of the last
+  // `window` measured slots: the same stabilization HPA applies to
+  // scale-down, so slot-to-slot noise of a chain does not drop its packets.
+  const std::size_t window = settings_.window_slots;
+  if (window > 0 && recent_.size() != m.chains() * window) {
+    recent_.assign(m.chains() * window, 0.0);
+    recent_at_ = 0;
+  }
   std::vector<double> arrival(m.chains(), 0.0);
-  for (std::size_t c = 0; c < m.chains(); ++c)
-    arrival[c] = forecast.chains == m.chains() && forecast.horizon > 0 ? forecast.mean(c, 0)
-                 : c < observation.arrival_pps.size()                   ? observation.arrival_pps[c]
-                                                                        : 0.0;
+  for (std::size_t c = 0; c < m.chains(); ++c) {
+    const double measured = c < observation.arrival_pps.size() ? observation.arrival_pps[c] : 0.0;
+    arrival[c] = forecast.chains == m.chains() && forecast.horizon > 0 ? forecast.mean(c, 0) : measured;
+    if (window == 0) continue;
+    recent_[c * window + recent_at_] = measured;
+    for (std::size_t k = 0; k < window; ++k) arrival[c] = std::max(arrival[c], recent_[c * window + k]);
+  }
+  if (window > 0) recent_at_ = (recent_at_ + 1) % window;
   SlotProblemSettings problem_settings;
   problem_settings.candidates = settings_.candidates;
   problem_settings.fixed_sites = fixed_sites_;
@@ -111,19 +125,33 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
   RegularizedSolution solution;
   int resolves = 0;
   double shortfall = 0;
+  // Site capacity couples every chain and makes the factorizations dense:
+  // solve without those rows first, and add them only when a site is over.
+  bool site_rows = false;
   for (;; ++resolves) {
     const SlotProblem problem(m, problem_settings);
     LinearProgram lp;
-    const SlotColumns columns = problem.add_slot(lp, arrival);
+    const SlotColumns columns = problem.add_slot(lp, arrival, site_rows);
     std::vector<EntropyTerm> terms;
     for (std::size_t pool = 0; pool < columns.instances.size(); ++pool)
       if (columns.instances[pool] >= 0)
         terms.push_back({columns.instances[pool], topology.sites[pool % m.sites()].deployment_price / eta_, fractional_[pool]});
     solution = solve_regularized(lp, terms, settings_.epsilon, &warm_start_);
     if (!solution.solved) throw std::runtime_error("policy online: Ipopt: " + solution.status);
+    std::vector<double> per_site(m.sites(), 0.0);
     for (std::size_t pool = 0; pool < columns.instances.size(); ++pool) {
       candidate[pool] = columns.instances[pool] >= 0;
       fractional[pool] = candidate[pool] ? solution.x[columns.instances[pool]] : 0.0;
+      per_site[pool % m.sites()] += fractional[pool];
+    }
+    if (!site_rows) {
+      bool over = false;
+      for (std::size_t s = 0; s < m.sites(); ++s)
+        over = over || (problem_settings.site_capacity[s] > 0 && per_site[s] > problem_settings.site_capacity[s] + 1e-6);
+      if (over) {
+        site_rows = true;
+        continue;
+      }
     }
     rounding = round_online(topology, pools, fractional, rounded_, candidate, capacity_of_site, settings_.keep,
                             settings_.min_instances_per_hop);
@@ -134,6 +162,7 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
       break;
     }
     // Rounding up overflowed a site: solve again with that site tighter.
+    site_rows = true;
     for (std::size_t s = 0; s < m.sites(); ++s)
       if (rounding.overflow[s] > 0)
         problem_settings.site_capacity[s] = std::max(0.0, problem_settings.site_capacity[s] - rounding.overflow[s]);
@@ -181,6 +210,8 @@ std::string OnlinePolicy::state() const {
   out.precision(17);
   out << "online " << fractional_.size();
   for (std::size_t pool = 0; pool < fractional_.size(); ++pool) out << ' ' << fractional_[pool] << ' ' << rounded_[pool];
+  out << ' ' << recent_.size() << ' ' << recent_at_;
+  for (double rate : recent_) out << ' ' << rate;
   return out.str();
 }
 
@@ -194,6 +225,11 @@ void OnlinePolicy::restore(const std::string& state) {
     throw std::invalid_argument("policy online: state of another policy or topology");
   for (std::size_t pool = 0; pool < pools; ++pool)
     if (!(in >> fractional_[pool] >> rounded_[pool])) throw std::invalid_argument("policy online: truncated state");
+  std::size_t recent = 0;
+  if (!(in >> recent >> recent_at_)) throw std::invalid_argument("policy online: truncated state");
+  recent_.assign(recent, 0.0);
+  for (double& rate : recent_)
+    if (!(in >> rate)) throw std::invalid_argument("policy online: truncated state");
   started_ = true;
 }
 

@@ -32,6 +32,9 @@ struct OnlineSettings {
   // while that leaves it less than `keep` instances above the fractional
   // solution (1 = plain rounding up).
   double keep = 1.5;
+  // Plan for at least the highest measured rate of the last `window_slots`
+  // slots (0 = the forecast alone).
+  std::size_t window_slots = 5;
   CandidateSites candidates = CandidateSites::along_path;
   std::vector<double> site_capacity;  // empty = the topology's
   int max_capacity_resolves = 4;      // re-solves with tighter sites when rounding overflows one
@@ -62,7 +65,9 @@ class OnlinePolicy final : public Policy {
   std::vector<double> fractional_;      // per pool
   std::vector<std::int32_t> rounded_;   // per pool
   std::vector<std::vector<std::vector<std::size_t>>> fixed_sites_;  // candidates = fixed: per chain, per hop
-  WarmStart warm_start_;                // the last solution, primal and dual
+  WarmStart warm_start_;
+  std::vector<double> recent_;          // per chain, a ring of window_slots measured rates
+  std::size_t recent_at_ = 0;                // the last solution, primal and dual
   std::string explanation_;
 };
 

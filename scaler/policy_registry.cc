@@ -103,7 +103,7 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& p
     return make_threshold_policy(topology, settings);
   }
   if (name == "online") {
-    const ParamReader reader(name, params, with_placement({"epsilon", "eta", "utilisation", "min_per_hop", "keep", "candidates", "serve_weight"}));
+    const ParamReader reader(name, params, with_placement({"epsilon", "eta", "utilisation", "min_per_hop", "keep", "candidates", "serve_weight", "window"}));
     placed(reader, topology);
     OnlineSettings defaults;
     OnlineSettings settings;
@@ -113,6 +113,7 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& p
     settings.min_instances_per_hop = reader.number("min_per_hop", defaults.min_instances_per_hop);
     settings.keep = reader.number("keep", defaults.keep);
     settings.serve_weight = reader.number("serve_weight", defaults.serve_weight);
+    settings.window_slots = reader.count("window", static_cast<std::uint32_t>(defaults.window_slots));
     const std::string candidates = reader.text("candidates", "path");
     if (candidates == "path") settings.candidates = CandidateSites::along_path;
     else if (candidates == "sla") settings.candidates = CandidateSites::within_sla;

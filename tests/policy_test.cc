@@ -85,7 +85,8 @@ TEST(OnlinePolicy, TheRegularizerSlowsScaleDownInProportionToTheDeploymentPrice)
   for (double deployment : {0.001, 7.0}) {
     auto model = two_sites(16, deployment);
     OnlineSettings settings;
-    settings.keep = 1;  // plain rounding: only the regularizer hedges
+    settings.keep = 1;          // plain rounding and
+    settings.window_slots = 0;  // no peak window: only the regularizer hedges
     OnlinePolicy online(model, settings);
     Plan plan{{PoolPlan{0, 0, 0, 10, 1.0}}};
     plan = online.decide(observe(900, plan), forecast_of({900}));
