@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +35,8 @@ constexpr std::size_t kPeriod = 288;        // a day of 5-min slots
 constexpr double kTargetMaseH1 = 0.8;
 const std::vector<std::size_t> kHorizons{1, 3, 12};
 std::size_t max_epochs = 12;  // keeps the whole bench near 10 minutes on one core
+std::string only_case, only_cell;  // optional filters (arguments 3 and 4), for quick experiments
+std::uint64_t seed = 1;            // argument 5: the RNNs' training seed
 constexpr std::size_t kPlotSlots = 576;     // two days of the test block
 
 std::string shared(const std::string& relative) {
@@ -127,7 +130,7 @@ void plot_curves(const std::string& path, const std::string& title, const std::m
   nfv::LineChart chart;
   chart.title = title;
   chart.x_label = "epoch";
-  chart.y_label = "loss (z units)";
+  chart.y_label = "loss (MASE units)";
   chart.log_y = true;
   for (const auto& [model, report] : reports) {
     nfv::ChartSeries train{model + " train", {}, {}, "", false}, val{model + " validation", {}, {}, "", true};
@@ -158,9 +161,12 @@ void plot_forecasts(const std::string& dir, const Case& c, std::size_t chain, co
     }
     chart.series.push_back(actual);
     for (const ModelResult& m : results) {
-      if (m.model != "gru" && m.model != "seasonal-naive" && m.model != "holt-winters") continue;
+      if (m.model != "gru" && m.model != "ewma" && m.model != "seasonal-naive" && m.model != "holt-winters") continue;
       nfv::ChartSeries s{m.model, {}, {}, "", m.model != "gru"};
-      s.color = m.model == "gru" ? "#1f77b4" : m.model == "seasonal-naive" ? "#2ca02c" : "#ff7f0e";
+      s.color = m.model == "gru"              ? "#1f77b4"
+                : m.model == "ewma"           ? "#9467bd"
+                : m.model == "seasonal-naive" ? "#2ca02c"
+                                              : "#ff7f0e";
       for (std::size_t r = 0; r < rows; ++r) {
         s.x.push_back(double(r) * c.test.step_seconds / 3600);
         s.y.push_back(m.plotted.at(h)[r]);
@@ -218,11 +224,13 @@ bool run_case(const Case& c, const std::string& dir, std::ofstream& csv) {
   // The RNNs, trained on the training block (its last two days validate).
   std::map<std::string, nfv::TrainReport> reports;
   for (nfv::RnnCell cell : {nfv::RnnCell::gru, nfv::RnnCell::lstm}) {
+    if (!only_cell.empty() && only_cell != nfv::rnn_cell_name(cell)) continue;
     nfv::RnnConfig config;
     config.cell = cell;
     config.period_slots = kPeriod;
     nfv::RnnTrainSettings settings;
     settings.max_epochs = max_epochs;
+    settings.seed = seed;
     nfv::ProgressBar bar(c.name + " " + nfv::rnn_cell_name(cell), true);
     double last_val = NAN;
     nfv::TrainReport report;
@@ -238,6 +246,11 @@ bool run_case(const Case& c, const std::string& dir, std::ofstream& csv) {
     char done[128];
     std::snprintf(done, sizeof done, "%zu epochs, best %zu, %.1f s", report.epochs.size(), report.best_epoch, report.seconds);
     bar.finish(done);
+    std::printf("%s %s: validation (MASE units, last %zu training slots) per step, EWMA base -> network x blend:\n",
+                c.name.c_str(), nfv::rnn_cell_name(cell).c_str(), settings.validation_slots);
+    for (std::size_t h = 0; h < report.blend.size(); ++h)
+      std::printf("  h=%-2zu %.4f -> %.4f (blend %.2f)\n", h + 1, report.base_validation[h], report.validation[h],
+                  report.blend[h]);
     const std::string checkpoint = dir + "/" + c.name + "_" + nfv::rnn_cell_name(cell) + ".pt";
     rnn->save(checkpoint);
     add(*rnn, report.seconds, [&]() -> std::unique_ptr<nfv::Predictor> { return nfv::RnnPredictor::load(checkpoint); });
@@ -262,9 +275,12 @@ bool run_case(const Case& c, const std::string& dir, std::ofstream& csv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // predictor_accuracy [DIR] [MAX_EPOCHS]
+  // predictor_accuracy [DIR] [MAX_EPOCHS] [abilene|nasa|all] [gru|lstm|both] [SEED]
   const std::string dir = argc > 1 ? argv[1] : "predictor-bench";
   if (argc > 2) max_epochs = static_cast<std::size_t>(std::atoi(argv[2]));
+  if (argc > 3 && std::string(argv[3]) != "all") only_case = argv[3];  // abilene | nasa
+  if (argc > 4 && std::string(argv[4]) != "both") only_cell = argv[4];  // gru | lstm
+  if (argc > 5) seed = std::strtoull(argv[5], nullptr, 10);
   std::filesystem::create_directories(dir);
   nfv::set_torch_threads(1);
 
@@ -289,9 +305,12 @@ int main(int argc, char** argv) {
   std::ofstream csv(dir + "/predictor_accuracy.csv");
   csv << "dataset,model,horizon,mae,rmse,mape_percent,mase,mae_all,rmse_all,mape_all_percent,mase_all,train_seconds,"
          "slot_latency_p50_us,slot_latency_p99_us\n";
-  const bool abilene_ok = run_case(a, dir, csv);
-  const bool nasa_ok = run_case(n, dir, csv);
-  std::printf("\ntargets: Abilene %s, NASA %s; CSV and plots in %s/\n", abilene_ok ? "met" : "NOT met",
-              nasa_ok ? "met" : "NOT met", dir.c_str());
+  const bool run_abilene = only_case.empty() || only_case == "abilene";
+  const bool run_nasa = only_case.empty() || only_case == "nasa";
+  const bool abilene_ok = run_abilene && run_case(a, dir, csv);
+  const bool nasa_ok = run_nasa && run_case(n, dir, csv);
+  auto verdict = [](bool run, bool ok) { return !run ? "not run" : ok ? "met" : "NOT met"; };
+  std::printf("\ntargets: Abilene %s, NASA %s; CSV and plots in %s/\n", verdict(run_abilene, abilene_ok),
+              verdict(run_nasa, nasa_ok), dir.c_str());
   return 0;
 }

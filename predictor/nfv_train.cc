@@ -182,7 +182,7 @@ void write_curve(const nfv::TrainReport& report, const std::string& csv_path, co
   nfv::LineChart chart;
   chart.title = title;
   chart.x_label = "epoch";
-  chart.y_label = "loss (Huber + pinball, z units)";
+  chart.y_label = "loss (|error| + pinball, MASE units)";
   chart.log_y = true;
   chart.series = {{"train", {}, {}, "", false}, {"validation", {}, {}, "", true}};
   for (const nfv::EpochRecord& e : report.epochs) {
@@ -227,7 +227,8 @@ int run(Options o) {
                       o.settings.max_epochs, batch, batches, loss, last_validation);
         bar.update((epoch - 1) * batches + batch, o.settings.max_epochs * batches, text);
       });
-  const nfv::EpochRecord& best = report.epochs.at(report.best_epoch - 1);
+  // best_epoch 0: no epoch beat the untrained network, i.e. the EWMA base.
+  const nfv::EpochRecord best = report.best_epoch > 0 ? report.epochs.at(report.best_epoch - 1) : nfv::EpochRecord{};
   char done[160];
   std::snprintf(done, sizeof done, "%zu epochs in %.1f s, best %zu: train %.5f validation %.5f%s", report.epochs.size(),
                 report.seconds, best.epoch, best.train_loss, best.validation_loss,
@@ -237,6 +238,12 @@ int run(Options o) {
   std::printf("epochs      %zu%s, best epoch %zu (train loss %.5f, validation loss %.5f), %.1f s\n",
               report.epochs.size(), report.stopped_early ? " (stopped early)" : "", best.epoch, best.train_loss,
               best.validation_loss, report.seconds);
+  if (!report.blend.empty()) {
+    std::printf("validation  MASE units per step ahead, EWMA base -> kept network (blend share g):\n");
+    for (std::size_t h = 0; h < report.blend.size(); ++h)
+      std::printf("            h=%-2zu %.4f -> %.4f (g %.2f)\n", h + 1, report.base_validation[h], report.validation[h],
+                  report.blend[h]);
+  }
   predictor->save(o.out);
   std::printf("checkpoint  %s\n", o.out.c_str());
   write_curve(report, o.curve.empty() ? o.out + ".curve.csv" : o.curve,

@@ -3,8 +3,10 @@
 // one interface, Predictor, fed one row of per-chain rates per slot:
 //   - baselines: last value, EWMA, seasonal naive (daily period), Holt-Winters;
 //   - RnnPredictor: a GRU or LSTM in LibTorch, one model shared by all
-//     chains, over log-scaled and normalized rates with time-of-day and
-//     day-of-week features, a multi-horizon head and optional quantile heads,
+//     chains, forecasting a correction of each chain's EWMA level (in
+//     log1p space) from recent changes, time-of-day and day-of-week
+//     features, a multi-horizon head and optional quantile heads, trained
+//     on MASE's own per-chain weighting,
 //     trained offline with validation early stopping and fine-tuned online
 //     on a background thread.
 // Rates are in the trace's unit (Mbit/s, req/s, ...); to_forecast() turns a
@@ -117,9 +119,17 @@ struct EpochRecord {
 };
 struct TrainReport {
   std::vector<EpochRecord> epochs;
-  std::size_t best_epoch = 0;     // whose weights were kept
+  std::size_t best_epoch = 0;     // whose weights were kept (0: the untrained EWMA base)
   double seconds = 0;
   bool stopped_early = false;
+  // Validation, per step ahead, in MASE units (rate error / the chain's
+  // seasonal-naive MAE, averaged over chains and slots): the EWMA base alone
+  // (the untrained network), and the kept network after the blend below.
+  std::vector<double> base_validation;
+  std::vector<double> validation;
+  // Per step ahead, the share g of the network's correction kept: forecast
+  // = EWMA + g x correction, g in [0, 1] picked on the validation rows.
+  std::vector<double> blend;
 };
 // Called after every batch (epoch, batches done, batches per epoch, running
 // training loss, NaN) and after every epoch (..., the epoch's training loss,
@@ -144,8 +154,9 @@ struct RnnScaling;  // per-chain normalization (private)
 class RnnPredictor : public Predictor {
  public:
   // Trains a new model on `trace`: the last settings.validation_slots rows
-  // validate (early stopping keeps the best epoch), the rest train.
-  // Deterministic for a seed on one thread.
+  // validate (early stopping keeps the best epoch, epoch 0 = the EWMA
+  // base included; then a per-step blend with the EWMA, TrainReport::blend),
+  // the rest train. Deterministic for a seed on one thread.
   static std::unique_ptr<RnnPredictor> train(const RateTrace& trace, const RnnConfig& config,
                                              const RnnTrainSettings& settings, TrainReport* report = nullptr,
                                              const TrainProgress& progress = {});

@@ -23,16 +23,16 @@ RnnModuleImpl::RnnModuleImpl(const RnnConfig& config, std::int64_t inputs)
   else
     lstm = register_module("lstm", torch::nn::LSTM(torch::nn::LSTMOptions(inputs - 1, hidden).num_layers(layers)));
   head = register_module("head", torch::nn::Linear(hidden, heads * horizon));
-  // A small head: an untrained model forecasts about "no change" (the
-  // outputs are corrections of the current z), a sane place to start from.
+  // A zero head: an untrained model forecasts exactly the EWMA level (the
+  // outputs are corrections of it), so training starts from the baseline.
   torch::NoGradGuard no_grad;
-  head->weight.mul_(0.1);
+  head->weight.zero_();
   head->bias.zero_();
 }
 
 torch::Tensor RnnModuleImpl::forward(const torch::Tensor& x, RnnState::Tensors& state) {
   torch::Tensor hidden_out;
-  // The last input column is the z the outputs correct; the network itself never reads it.
+  // The last input column is the base z (EWMA level) the outputs correct; the network never reads it.
   const torch::Tensor seen = x.narrow(2, 0, x.size(2) - 1);
   if (cell == RnnCell::gru) {
     auto [out, h] = gru->forward(seen, state.h.defined() ? state.h : torch::Tensor());

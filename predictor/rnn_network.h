@@ -4,8 +4,9 @@
 //
 // One GRU or LSTM, shared by all chains (a chain is a batch row), reads
 // rnn_inputs.h's features slot by slot; a linear head maps its hidden state
-// to every step ahead, as a correction of the current z (so that "no
-// change" is the easy default), for the point forecast and each quantile.
+// to every step ahead, as a correction in u = log1p(rate / scale) of the
+// chain's EWMA level (a zero head is the EWMA baseline), for the point
+// forecast and each quantile.
 #pragma once
 
 #include <cstddef>

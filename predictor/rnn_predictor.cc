@@ -1,7 +1,7 @@
 // RnnPredictor: the trained network in the slot loop. Each observe() runs
 // one recurrent step for all chains at once (the state carries the
 // history, so a slot costs one step, not a window), and forecast() turns
-// the head's z outputs back into rates. Fine-tuning runs on a copy of the
+// the head's u outputs back into rates. Fine-tuning runs on a copy of the
 // network in a background thread; the slot loop only checks, at the start
 // of observe(), whether a new network is ready, catches it up on the slots
 // it missed and swaps it in.
@@ -63,8 +63,10 @@ struct RnnPredictor::Online {
   std::size_t capacity = 0;
   std::vector<double> rates;
   std::vector<float> z;
+  std::vector<float> u_base;  // the EWMA level, in u
   std::vector<double> times;
   std::vector<double> last_usable;
+  std::vector<double> level;  // the EWMA level per chain
   std::size_t observed = 0;
   std::vector<float> inputs, outputs, lagged;
 
@@ -85,6 +87,7 @@ struct RnnPredictor::Online {
     capacity = slots;
     rates.assign(capacity * chains, 0);
     z.assign(capacity * chains, 0);
+    u_base.assign(capacity * chains, 0);
     times.assign(capacity, 0);
   }
 
@@ -99,7 +102,8 @@ struct RnnPredictor::Online {
       const float lag_origin = day_seen ? z[((slot - config.period_slots) % capacity) * chains + c] : z_now;
       for (std::size_t h = 0; h < config.horizon; ++h)
         lagged[h] = day_seen ? z[((slot + 1 + h - config.period_slots) % capacity) * chains + c] : z_now;
-      write_rnn_inputs(&inputs[c * width], config, z_now, z_before, lagged.data(), lag_origin, times[at] + config.step_seconds);
+      write_rnn_inputs(&inputs[c * width], config, *scaling, c, z_now, z_before, lagged.data(), lag_origin,
+                       u_base[at * chains + c], times[at] + config.step_seconds);
     }
     net.step(inputs, chains, st, outputs);
   }
@@ -183,6 +187,7 @@ RnnPredictor::RnnPredictor(RnnConfig config, std::unique_ptr<RnnNetwork> network
   o.chains = o.names.size();
   o.network = std::move(network);
   o.last_usable.assign(o.chains, 0);
+  o.level.assign(o.chains, 0);
   o.size_history(o.config.period_slots + o.config.horizon + 1);
   o.inputs.resize(o.chains * rnn_input_size(o.config));
   o.outputs.resize(o.chains * rnn_output_size(o.config));
@@ -202,7 +207,7 @@ std::unique_ptr<RnnPredictor> RnnPredictor::train(const RateTrace& trace, const 
                                 " rows; training needs more than a period, a burn-in, a horizon and " +
                                 std::to_string(settings.validation_slots) + " validation rows");
   const std::size_t train_end = trace.rows() - settings.validation_slots;
-  auto scaling = std::make_shared<const RnnScaling>(RnnScaling::fit(trace, train_end));
+  auto scaling = std::make_shared<const RnnScaling>(RnnScaling::fit(trace, train_end, config.period_slots));
   const RnnDataset data = build_rnn_dataset(trace, *scaling, config);
   auto network = std::make_unique<RnnNetwork>(config, settings.seed);
   TrainReport result = network->train(data, train_end, settings, settings.validation_slots > 0, progress);
@@ -212,10 +217,10 @@ std::unique_ptr<RnnPredictor> RnnPredictor::train(const RateTrace& trace, const 
 
 namespace {
 
-const char* const kScalingKeys[] = {"scale", "mu", "sigma", "z_min", "z_max"};
+const char* const kScalingKeys[] = {"scale", "mu", "sigma", "alpha", "mase_scale"};
 
 std::vector<double>* scaling_field(RnnScaling& s, std::size_t i) {
-  std::vector<double>* fields[] = {&s.scale, &s.mu, &s.sigma, &s.z_min, &s.z_max};
+  std::vector<double>* fields[] = {&s.scale, &s.mu, &s.sigma, &s.alpha, &s.mase_scale};
   return fields[i];
 }
 
@@ -272,7 +277,9 @@ void RnnPredictor::observe(std::span<const double> rates, double slot_start_unix
     for (std::size_t c = 0; c < o.chains; ++c) {
       const double rate = o.last_usable[c] = clean_rate(rates[c], o.last_usable[c]);
       o.rates[at * o.chains + c] = rate;
-      o.z[at * o.chains + c] = o.scaling->to_z(c, rate);
+      o.z[at * o.chains + c] = static_cast<float>(o.scaling->to_z(c, rate));
+      o.level[c] = o.scaling->next_level(c, o.level[c], rate, o.observed == 0);
+      o.u_base[at * o.chains + c] = static_cast<float>(o.scaling->to_u(c, o.level[c]));
     }
     o.times[at] = slot_start_unix_s;
   }
@@ -303,9 +310,9 @@ RateForecast RnnPredictor::forecast(std::size_t horizon) {
   for (std::size_t c = 0; c < o.chains; ++c) {
     const float* out = &o.outputs[c * width];
     for (std::size_t h = 0; h < horizon; ++h) {
-      f.mean[c * horizon + h] = o.scaling->to_rate(c, out[h]);
+      f.mean[c * horizon + h] = o.scaling->u_to_rate(c, out[h]);
       double* q = f.quantiles.data() + (c * horizon + h) * levels;
-      for (std::size_t l = 0; l < levels; ++l) q[l] = o.scaling->to_rate(c, out[(l + 1) * o.config.horizon + h]);
+      for (std::size_t l = 0; l < levels; ++l) q[l] = o.scaling->u_to_rate(c, out[(l + 1) * o.config.horizon + h]);
       std::sort(q, q + levels);  // separately trained heads may cross
     }
   }

@@ -1,6 +1,8 @@
 // The traffic predictor (predictor/): baselines on hand-computed cases, the
 // metrics' definitions, the RNN's output shapes, checkpoint round trip,
-// learning on a seasonal series, determinism, robustness to the NASA
+// learning on a seasonal series, the EWMA baseline it starts from and never
+// does worse than on validation, no clamp to the training range,
+// determinism, robustness to the NASA
 // outage and to non-finite or negative input, and online fine-tuning that
 // never stalls the slot loop.
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numbers>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -281,6 +284,67 @@ TEST(Rnn, TrainingLowersTheLossAndBeatsLastValueOnASeasonalSeries) {
   observe_all(*last, trace.slice(0, 10 * 48));
   const auto base = evaluate_forecasts(*last, test, scale, mean, settings);
   EXPECT_LT(rnn[1].mase, 0.8 * base[1].mase) << "rnn " << rnn[1].mase << ", last value " << base[1].mase;
+}
+
+// The network forecasts a correction of each chain's EWMA level, and its
+// head starts at zero: untrained (no epoch), it is the EWMA baseline, fitted
+// on the same training rows, up to float rounding.
+TEST(Rnn, UntrainedItIsExactlyTheEwmaBaseline) {
+  set_torch_threads(1);
+  const RateTrace trace = seasonal(3, 8, 5);
+  RnnConfig config = small_config(RnnCell::gru);
+  RnnTrainSettings settings = quick_settings(0);
+  TrainReport report;
+  auto rnn = RnnPredictor::train(trace, config, settings, &report);
+  EXPECT_EQ(report.best_epoch, 0u);
+  ASSERT_EQ(report.blend.size(), config.horizon);
+  for (double g : report.blend) EXPECT_EQ(g, 0.0);
+  auto ewma = make_ewma(fit_ewma(trace.slice(0, trace.rows() - settings.validation_slots)), 3);
+  for (std::size_t r = 0; r < trace.rows(); ++r) {
+    const std::span<const double> row(&trace.values[r * 3], 3);
+    rnn->observe(row, row_start_unix_s(trace, r));
+    ewma->observe(row, row_start_unix_s(trace, r));
+    const RateForecast a = rnn->forecast(config.horizon), b = ewma->forecast(config.horizon);
+    for (std::size_t i = 0; i < a.mean.size(); ++i) ASSERT_NEAR(a.mean[i], b.mean[i], 1e-5 * b.mean[i] + 1e-9) << r;
+  }
+}
+
+// Trained, the kept network (best epoch, then the per-step blend) is never
+// worse than the EWMA on the validation rows, and the blend is a share.
+TEST(Rnn, TheKeptNetworkIsNoWorseThanTheEwmaOnValidation) {
+  set_torch_threads(1);
+  const RateTrace trace = seasonal(3, 10, 9);
+  TrainReport report;
+  RnnConfig config = small_config(RnnCell::gru);
+  config.quantiles.clear();
+  auto rnn = RnnPredictor::train(trace, config, quick_settings(6), &report);
+  ASSERT_EQ(report.validation.size(), config.horizon);
+  ASSERT_EQ(report.base_validation.size(), config.horizon);
+  for (std::size_t h = 0; h < config.horizon; ++h) {
+    EXPECT_LE(report.validation[h], report.base_validation[h]) << h;
+    EXPECT_GE(report.blend[h], 0.0);
+    EXPECT_LE(report.blend[h], 1.0);
+  }
+  // On this seasonal series the network does learn something the EWMA misses.
+  EXPECT_LT(report.validation.back(), 0.9 * report.base_validation.back());
+}
+
+// Forecasts are not clamped to the training range: April's rates on some
+// Abilene OD pairs are far above March's, and a clamped forecast lost more
+// than the EWMA's whole error there. After a jump to 20x the training
+// level, the forecast follows.
+TEST(Rnn, ForecastsFollowRatesFarAboveTheTrainingRange) {
+  set_torch_threads(1);
+  const RateTrace trace = seasonal(2, 8, 3);
+  auto rnn = RnnPredictor::train(trace, small_config(RnnCell::lstm), quick_settings(2));
+  observe_all(*rnn, trace);
+  double train_max = 0;
+  for (double v : trace.values) train_max = std::max(train_max, v);
+  const std::vector<double> high(2, 20 * train_max);
+  double t = row_start_unix_s(trace, trace.rows());
+  for (int i = 0; i < 24; ++i) rnn->observe(high, t += trace.step_seconds);
+  const RateForecast f = rnn->forecast(6);
+  for (double v : f.mean) EXPECT_GT(v, 5 * train_max);
 }
 
 TEST(Rnn, TrainingIsDeterministicForASeed) {
