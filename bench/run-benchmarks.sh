@@ -10,6 +10,15 @@ echo
 echo
 "$BUILD/bench/control_plane" "$BUILD/dataplane/nfv-pod" "$SECONDS_PER_RUN" "$OUT"
 echo
+"$BUILD/bench/vnf_throughput" "$BUILD/dataplane/nfv-pod" "$SECONDS_PER_RUN" "$OUT"
+echo
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-(cd "$ROOT" && NFV_SHARED_DATA="${NFV_SHARED_DATA:-$ROOT/../shared/data}" "$BUILD/bench/sim_steps")
+export NFV_SHARED_DATA="${NFV_SHARED_DATA:-$ROOT/../shared/data}"
+(cd "$ROOT" && "$BUILD/bench/sim_steps")
+echo
+# Decision times are part of the figures: run the policy comparison ahead of
+# other work on the machine (root may raise its priority).
+(cd "$ROOT" && nice -n -10 "$BUILD/bench/policy_costs" --site-capacity 128 2>/dev/null || "$BUILD/bench/policy_costs" --site-capacity 128)
+echo
+(cd "$ROOT" && "$BUILD/bench/predictor_accuracy" "$OUT/predictor")
 echo "(work files in $OUT)"

@@ -200,6 +200,32 @@ std::string Pod::drain(const nfv::control::DrainRequest& request) {
   return "no active instance " + std::to_string(request.instance_id()) + " in " + request.chain() + " hop " + std::to_string(request.hop());
 }
 
+// Hands a request to the VNF of each matching active instance of a hop (control
+// thread: instances are created and destroyed only here). Only "top" and
+// "backends" read without the token; the control server leaves VNF requests
+// to us.
+static std::string vnf_request(const PodRuntime& pod, int chain, const nfv::control::Request& request, nfv::control::VnfReply* out) {
+  const auto& r = request.vnf();
+  if (r.request() != "top" && r.request() != "backends" && request.token() != pod.layout.control.token) return "wrong token";
+  const int flat = pod.hop_base[chain] + static_cast<int>(r.hop()) - 1;
+  const auto& sites = pod.layout.chains[chain].hops[r.hop() - 1].sites;
+  for (std::size_t k = 0; k < sites.size(); ++k) {
+    InstancePool* pool = pod.pools[pod.pool_base[flat] + k].get();
+    if (!pool) continue;
+    for (int s = 0; s < kMaxInstancesPerPool; ++s) {
+      if (pool->state(s) != InstanceState::kActive || (r.instance_id() && pool->slot(s).id != r.instance_id())) continue;
+      std::string reply;
+      if (!pool->slot(s).vnf->control(r.request(), reply)) return "instance " + std::to_string(pool->slot(s).id) + ": " + reply;
+      auto* i = out->add_instances();
+      i->set_instance_id(pool->slot(s).id);
+      i->set_site(pod.layout.sites[sites[k]].name);
+      i->set_reply(reply);
+    }
+  }
+  if (out->instances_size() == 0) return "no active instance of " + r.chain() + " hop " + std::to_string(r.hop()) + " in this pod";
+  return "";
+}
+
 nfv::control::Response Pod::handle_request(const nfv::control::Request& request) {
   nfv::control::Response response;
   std::string error;
@@ -227,6 +253,11 @@ nfv::control::Response Pod::handle_request(const nfv::control::Request& request)
     case nfv::control::Request::kDrain:
       error = drain(request.drain());
       break;
+    case nfv::control::Request::kVnf: {
+      const int chain = find_hop(request.vnf().chain(), request.vnf().hop(), &error);
+      if (chain != kNoIndex) error = vnf_request(*runtime_, chain, request, response.mutable_vnf());
+      break;
+    }
     case nfv::control::Request::kSetPolicy:
     case nfv::control::Request::kScalerStatus:
       error = "policies belong to the scaler service (nfv-scaler), not to a pod";

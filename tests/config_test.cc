@@ -128,7 +128,7 @@ TEST(PodConfig, RemoteSiteWithoutAPortIsRejected) {
 
 TEST(PodConfig, UnknownVnfTypeListsRegisteredTypes) {
   const std::string message = error_of(replace(kValid, "vnf: forward", "vnf: fwd"));
-  EXPECT_NE(message.find("chains[0].hops[0].vnf: expected a registered VNF type (counter, forward), got 'fwd'"), std::string::npos)
+  EXPECT_NE(message.find("chains[0].hops[0].vnf: expected a registered VNF type (counter, firewall, forward, ids, lb, monitor, nat, ratelimit, router), got 'fwd'"), std::string::npos)
       << message;
 }
 

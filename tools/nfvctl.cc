@@ -9,6 +9,7 @@
 //     drain CHAIN HOP INSTANCE        drain one instance (keeps its flows until they end)
 //     link FROM TO [--delay-ms X] [--jitter-ms X] [--loss P] [--bandwidth-mbps X]
 //     policy show | policy set NAME [KEY=VALUE...]   to nfv-scaler (its control API)
+//     vnf CHAIN HOP [--instance ID] REQUEST...   a request to a hop's VNFs (monitor: top; lb: backends, backend down|up ADDR:PORT)
 //
 // --addr defaults to $NFV_CONTROL or 127.0.0.1:9900, --token to $NFV_TOKEN.
 #include <unistd.h>
@@ -34,6 +35,7 @@ constexpr const char* kUsage = R"(usage: nfvctl [--addr HOST:PORT] [--token TOKE
   split CHAIN HOP SITE=SHARE...   share a hop's new flows between its sites (e.g. A=0.7 B=0.3)
   drain CHAIN HOP INSTANCE        drain one instance (its flows stay until they end)
   link FROM TO [--delay-ms X] [--jitter-ms X] [--loss P] [--bandwidth-mbps X]
+  vnf CHAIN HOP [--instance ID] REQUEST...  ask a hop's VNFs (monitor: top; lb: backends, backend down|up ADDR:PORT)
   policy show                     to nfv-scaler: the policy in force, slot, cost so far
   policy set NAME [KEY=VALUE...]  to nfv-scaler: switch policy at the next slot (static|threshold|online)
 --addr defaults to $NFV_CONTROL or 127.0.0.1:9900; --token to $NFV_TOKEN.
@@ -146,6 +148,19 @@ int main(int argc, char** argv) {
       else if (rest[i] == "--bandwidth-mbps") link->set_bandwidth_mbps(v);
       else usage_error("unknown link option " + rest[i]);
     }
+  } else if (command == "vnf") {
+    if (rest.size() < 4) usage_error("vnf CHAIN HOP [--instance ID] REQUEST...");
+    auto* vnf = request.mutable_vnf();
+    vnf->set_chain(rest[1]);
+    vnf->set_hop(count("HOP", rest[2]));
+    std::size_t i = 3;
+    if (rest[i] == "--instance" && i + 2 < rest.size()) {
+      vnf->set_instance_id(count("ID", rest[i + 1]));
+      i += 2;
+    }
+    std::string text;
+    for (; i < rest.size(); ++i) text += (text.empty() ? "" : " ") + rest[i];
+    vnf->set_request(text);
   } else if (command == "policy") {
     if (rest.size() >= 2 && rest[1] == "show") {
       request.mutable_scaler_status();
@@ -176,6 +191,8 @@ int main(int argc, char** argv) {
       if (json) std::puts(nfv::message_json(response).c_str());
       else if (response.has_status()) std::fputs(format_status(response.status()).c_str(), stdout);
       else if (response.has_telemetry()) std::fputs(nfv::format_pod_stats(response.telemetry()).c_str(), stdout);
+      else if (response.has_vnf())
+        for (const auto& i : response.vnf().instances()) std::printf("instance %u @%s\n%s", i.instance_id(), i.site().c_str(), i.reply().c_str());
       else if (response.has_scaler()) {
         const auto& sc = response.scaler();
         std::string params;

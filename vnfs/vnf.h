@@ -66,6 +66,15 @@ class Vnf {
   // Whether the instance keeps per-flow state. A flow of a stateful VNF
   // stays on its instance while the pool scales; a stateless one may move.
   virtual bool stateful() const = 0;
+
+  // An operator request to this instance (e.g. lb "backend down 10.1.0.1:80",
+  // monitor "top"). Runs on the control thread while process() runs: what it
+  // changes reaches the fast path through atomic publication, never a lock.
+  // Returns false (with a reason in `reply`) when the request is not understood.
+  virtual bool control(const std::string& request, std::string& reply) {
+    reply = "this VNF takes no requests ('" + request + "')";
+    return false;
+  }
 };
 
 using VnfFactory = std::function<std::unique_ptr<Vnf>()>;

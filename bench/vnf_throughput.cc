@@ -1,0 +1,276 @@
+// vnf_throughput: what each VNF costs on one core, at 64 and 512 bytes.
+//
+// 1. In process (EAL, hugepage mbufs): cycles per packet of each VNF's
+//    process() alone on bursts of 32 packets of 1024 UDP flows, headers
+//    restored between bursts outside the timed region (NAT, LB and router
+//    rewrite them). Mpps = TSC rate / cycles.
+// 2. In nfv-pod on one worker core, a net_pcap port replaying the same frames
+//    forever: each VNF as a one-hop chain and the 4-VNF chain firewall
+//    (1,000 rules) -> nat -> lb -> router (10,000 routes), next to
+//    dpdk-testpmd io-forward on the same port kind, measured in the same run.
+//
+//   vnf_throughput NFV_POD_BINARY [SECONDS] [OUT_DIR]
+#include <pcap/pcap.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/util/json_util.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+
+#include "pod_stats.pb.h"
+#include "run_command.h"
+#include "vnf.h"
+
+namespace {
+
+constexpr int kFlows = 1024;
+constexpr int kBurst = 32;
+
+struct Result {
+  double mpps = 0;
+  double cycles_per_packet = 0;
+};
+
+// Ethernet/IPv4/UDP frame of `size` bytes (without FCS) for flow f:
+// 198.18.x.y:1024+f -> 198.19.0.1:9000, payload pseudo-random bytes.
+std::vector<uint8_t> frame(int f, int size) {
+  std::vector<uint8_t> b(static_cast<size_t>(size), 0);
+  const uint8_t eth[14] = {0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00};
+  std::copy(eth, eth + 14, b.begin());
+  uint8_t* ip = b.data() + 14;
+  const int ip_len = size - 14;
+  ip[0] = 0x45;
+  ip[2] = static_cast<uint8_t>(ip_len >> 8);
+  ip[3] = static_cast<uint8_t>(ip_len);
+  ip[8] = 64;
+  ip[9] = 17;
+  const uint8_t src[4] = {198, 18, static_cast<uint8_t>(f >> 8), static_cast<uint8_t>(f)};
+  const uint8_t dst[4] = {198, 19, 0, 1};
+  std::copy(src, src + 4, ip + 12);
+  std::copy(dst, dst + 4, ip + 16);
+  unsigned sum = 0;
+  for (int i = 0; i < 20; i += 2) sum += (ip[i] << 8) | ip[i + 1];
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  ip[10] = static_cast<uint8_t>(~sum >> 8);
+  ip[11] = static_cast<uint8_t>(~sum);
+  uint8_t* udp = ip + 20;
+  udp[0] = static_cast<uint8_t>((1024 + f) >> 8);
+  udp[1] = static_cast<uint8_t>(1024 + f);
+  udp[2] = 0x23;
+  udp[3] = 0x28;  // 9000
+  const int udp_len = ip_len - 20;
+  udp[4] = static_cast<uint8_t>(udp_len >> 8);
+  udp[5] = static_cast<uint8_t>(udp_len);
+  std::mt19937 rng(static_cast<uint32_t>(f));
+  for (int i = 8; i < udp_len; ++i) udp[i] = static_cast<uint8_t>(rng());
+  return b;
+}
+
+void write_capture(const std::string& path, int size) {
+  pcap_t* dead = pcap_open_dead(DLT_EN10MB, 65535);
+  pcap_dumper_t* dumper = pcap_dump_open(dead, path.c_str());
+  for (int f = 0; f < kFlows; ++f) {
+    const auto b = frame(f, size);
+    pcap_pkthdr header{};
+    header.caplen = header.len = static_cast<bpf_u_int32>(b.size());
+    pcap_dump(reinterpret_cast<u_char*>(dumper), &header, b.data());
+  }
+  pcap_dump_close(dumper);
+  pcap_close(dead);
+}
+
+struct VnfCase {
+  std::string name;  // VNF type
+  std::map<std::string, std::string> params;
+};
+
+std::vector<VnfCase> cases(const std::string& dir) {
+  std::ofstream(dir + "/bench_routes.txt") << "198.19.0.0/16 02:00:00:00:00:01\n10.10.0.0/16 02:00:00:00:00:02\n";
+  return {
+      {"forward", {}},
+      {"firewall", {{"random_rules", "1000"}, {"default", "allow"}}},
+      {"nat", {{"external", "203.0.113.1,203.0.113.2,203.0.113.3,203.0.113.4"}, {"internal", "198.18.0.0/16"}}},
+      {"lb", {{"services", "198.19.0.1:9000/udp=10.10.0.1:9000,10.10.0.2:9000*2,10.10.0.3:9000"}}},
+      {"router", {{"routes_file", dir + "/bench_routes.txt"}, {"random_routes", "10000"}}},
+      {"ids", {{"random_signatures", "1000"}}},
+      {"monitor", {}},
+      {"ratelimit", {{"per", "flow"}, {"cir", "100000000000"}, {"cbs", "100000000"}, {"ebs", "100000000"}}},
+  };
+}
+
+Result run_in_process(const VnfCase& c, rte_mempool* pool, int size, uint64_t packets) {
+  auto vnf = nfv::VnfRegistry::instance().create(c.name);
+  nfv::VnfSettings settings;
+  settings.instance_name = c.name + "@bench";
+  settings.params = c.params;
+  vnf->init(settings);
+  std::vector<std::vector<uint8_t>> frames;
+  for (int f = 0; f < kFlows; ++f) frames.push_back(frame(f, size));
+  std::vector<rte_mbuf*> mbufs(kFlows);
+  if (rte_pktmbuf_alloc_bulk(pool, mbufs.data(), kFlows) != 0) return {};
+  for (int f = 0; f < kFlows; ++f) {
+    char* d = rte_pktmbuf_append(mbufs[f], static_cast<uint16_t>(size));
+    std::memcpy(d, frames[f].data(), static_cast<size_t>(size));
+  }
+  uint64_t cycles = 0, done = 0;
+  int at = 0;
+  while (done < packets) {
+    rte_mbuf* burst[kBurst];
+    rte_mbuf* dropped[kBurst];
+    for (int i = 0; i < kBurst; ++i) {
+      const int f = (at + i) % kFlows;
+      std::memcpy(rte_pktmbuf_mtod(mbufs[f], void*), frames[f].data(), 64);  // headers back as sent
+      burst[i] = mbufs[f];
+    }
+    uint16_t n_dropped = 0;
+    const uint64_t t0 = rte_rdtsc_precise();
+    vnf->process(burst, kBurst, dropped, &n_dropped);
+    cycles += rte_rdtsc_precise() - t0;
+    done += kBurst;
+    at = (at + kBurst) % kFlows;
+  }
+  rte_pktmbuf_free_bulk(mbufs.data(), kFlows);
+  Result r;
+  r.cycles_per_packet = static_cast<double>(cycles) / static_cast<double>(done);
+  r.mpps = static_cast<double>(rte_get_tsc_hz()) / r.cycles_per_packet / 1e6;
+  return r;
+}
+
+Result run_testpmd(const std::string& pcap, int seconds) {
+  const std::string command = "timeout -s INT " + std::to_string(seconds + 4) +
+                              " dpdk-testpmd -l 0,1 --no-pci --file-prefix=bench_vnf_testpmd --huge-unlink "
+                              "--log-level=lib.eal:warning --vdev 'net_pcap0,rx_pcap=" + pcap +
+                              ",infinite_rx=1' -- --forward-mode=io --port-topology=loop --nb-cores=1 "
+                              "--record-core-cycles --stats-period=1";
+  const std::string out = nfv::bench::run_command(command);
+  std::vector<double> pps;
+  std::regex rx_pps(R"(Rx-pps:\s+(\d+))");
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), rx_pps); it != std::sregex_iterator(); ++it)
+    pps.push_back(std::stod((*it)[1]));
+  Result r;
+  if (pps.size() > 2) {
+    pps.erase(pps.begin());  // warm-up
+    std::sort(pps.begin(), pps.end());
+    r.mpps = pps[pps.size() / 2] / 1e6;
+  }
+  std::smatch m;
+  if (std::regex_search(out, m, std::regex(R"(CPU cycles/packet=([0-9.]+))"))) r.cycles_per_packet = std::stod(m[1]);
+  if (r.mpps == 0) std::fprintf(stderr, "testpmd gave no rate; its output:\n%s\n", out.c_str());
+  return r;
+}
+
+std::string yaml_params(const std::map<std::string, std::string>& params) {
+  std::string out = "{";
+  for (const auto& [k, v] : params) out += (out.size() > 1 ? ", " : "") + k + ": \"" + v + "\"";
+  return out + "}";
+}
+
+Result run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, const std::string& tag,
+               const std::vector<VnfCase>& hops, int seconds) {
+  std::ostringstream config;
+  config << "name: vnfbench_" << tag << R"(
+sites: [{name: A, lat: 40.78, lon: -73.97}]
+hosted_sites: [A]
+mempool: {mbufs: 65535}
+ports:
+  - {name: p, driver: pcap, site: A, rx_pcap: )" << pcap << R"(, rx_pcap_loop: true}
+chains:
+  - name: bench
+    id: 1
+    ingress_site: A
+    egress_site: A
+    egress_port: p
+    match: [{dst_prefix: 198.19.0.0/16, protocol: udp}]
+    hops:
+)";
+  for (const auto& h : hops) config << "      - {vnf: " << h.name << ", site: A, params: " << yaml_params(h.params) << "}\n";
+  const std::string config_path = dir + "/vnfbench_" + tag + ".yaml";
+  const std::string stats_path = dir + "/vnfbench_" + tag + ".json";
+  std::ofstream(config_path) << config.str();
+  const std::string out = nfv::bench::run_command(pod_binary + " -l 0,1 --file-prefix=vnfbench --log-level=lib.eal:warning -- --config " +
+                                                  config_path + " --run-for-s " + std::to_string(seconds) +
+                                                  " --stats-interval-s 0 --stats-json " + stats_path);
+  nfv::stats::PodStats stats;
+  std::stringstream json;
+  json << std::ifstream(stats_path).rdbuf();
+  Result r;
+  if (!google::protobuf::util::JsonStringToMessage(json.str(), &stats).ok() || stats.workers_size() == 0) {
+    std::fprintf(stderr, "nfv-pod gave no stats; its output:\n%s\n", out.c_str());
+    return r;
+  }
+  r.mpps = static_cast<double>(stats.ports(0).tx_packets()) / stats.forwarding_s() / 1e6;
+  r.cycles_per_packet = stats.workers(0).cycles_per_packet();
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: vnf_throughput NFV_POD_BINARY [SECONDS] [OUT_DIR]\n");
+    return 2;
+  }
+  const std::string pod = argv[1];
+  const int seconds = argc > 2 ? std::atoi(argv[2]) : 3;
+  const std::string dir = argc > 3 ? argv[3] : "/tmp";
+  const char* eal_args[] = {argv[0], "-l", "0", "--in-memory", "--no-pci", "--no-telemetry", "--log-level=lib.eal:error"};
+  if (rte_eal_init(static_cast<int>(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) {
+    std::fprintf(stderr, "EAL init failed: are hugepages reserved? (./nfv setup)\n");
+    return 1;
+  }
+  rte_mempool* pool = rte_pktmbuf_pool_create("vnf_bench", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+  const auto vnfs = cases(dir);
+  const std::vector<VnfCase> chain = {vnfs[1], vnfs[2], vnfs[3], vnfs[4]};  // firewall, nat, lb, router
+  bool ok = pool != nullptr;
+
+  std::printf("VNF cost on one core: UDP, %d flows, bursts of %d\n", kFlows, kBurst);
+  std::printf("\n1. process() alone, in process (TSC %.2f GHz)\n", static_cast<double>(rte_get_tsc_hz()) / 1e9);
+  std::printf("%-12s %14s %10s %14s %10s %8s\n", "vnf", "cycles/pkt 64B", "Mpps 64B", "cycles/pkt 512B", "Mpps 512B", "<= 300");
+  for (const auto& c : vnfs) {
+    const Result small = run_in_process(c, pool, 64, 2000000);
+    const Result large = run_in_process(c, pool, 512, 1000000);
+    const char* target = c.name == "ids" ? "n/a" : small.cycles_per_packet <= 300 ? "met" : "MISSED";
+    std::printf("%-12s %14.1f %10.2f %14.1f %10.2f %8s\n", c.name.c_str(), small.cycles_per_packet, small.mpps, large.cycles_per_packet,
+                large.mpps, target);
+    std::fflush(stdout);
+  }
+  rte_mempool_free(pool);
+  rte_eal_cleanup();
+
+  std::printf("\n2. nfv-pod, one worker core, net_pcap (infinite rx, tx drop), %d s per run, next to dpdk-testpmd io-forward\n", seconds);
+  for (const int size : {64, 512}) {
+    const std::string pcap = dir + "/vnfbench_" + std::to_string(size) + "B.pcap";
+    write_capture(pcap, size);
+    const Result testpmd = run_testpmd(pcap, seconds);
+    std::printf("\n%d B frames\n%-36s %10s %16s %12s\n", size, "configuration", "Mpps", "cycles/packet", "vs testpmd");
+    std::printf("%-36s %10.2f %16.1f %12s\n", "dpdk-testpmd io-forward", testpmd.mpps, testpmd.cycles_per_packet, "1.000");
+    ok = ok && testpmd.mpps > 0;
+    for (const auto& c : vnfs) {
+      const Result r = run_pod(pod, dir, pcap, c.name + std::to_string(size), {c}, seconds);
+      std::printf("%-36s %10.2f %16.1f %12.3f\n", ("nfv-pod, 1 hop: " + c.name).c_str(), r.mpps, r.cycles_per_packet,
+                  testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0);
+      std::fflush(stdout);
+      ok = ok && r.mpps > 0;
+    }
+    const Result r = run_pod(pod, dir, pcap, "chain" + std::to_string(size), chain, seconds);
+    const double ratio = testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0;
+    std::printf("%-36s %10.2f %16.1f %12.3f  target 0.25 %s\n", "nfv-pod, fw(1k)->nat->lb->router(10k)", r.mpps, r.cycles_per_packet, ratio,
+                ratio >= 0.25 ? "met" : "MISSED");
+    ok = ok && r.mpps > 0;
+  }
+  return ok ? 0 : 1;
+}

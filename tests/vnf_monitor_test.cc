@@ -1,0 +1,90 @@
+// monitor: exact per-flow counters and first/last-seen times, and the top-k
+// heavy hitters among many small flows, read through the "top" request.
+#include <sstream>
+#include <thread>
+
+#include "vnf_test_helpers.h"
+
+namespace nfv {
+namespace {
+
+using namespace nfv::test;
+
+class Monitor : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { pool_ = test_pool("vnf_monitor", 8191); }
+  static void TearDownTestSuite() { rte_mempool_free(pool_); }
+  void TearDown() override { EXPECT_EQ(rte_mempool_in_use_count(pool_), 0u); }
+  static rte_mempool* pool_;
+};
+rte_mempool* Monitor::pool_ = nullptr;
+
+struct TopLine {
+  int rank, proto;
+  std::string src, dst;
+  int sport, dport;
+  uint64_t packets, bytes, first_ns, last_ns, estimate;
+};
+
+std::vector<TopLine> read_top(Vnf& monitor) {
+  std::string reply;
+  EXPECT_TRUE(monitor.control("top", reply));
+  std::istringstream in(reply);
+  std::string line;
+  std::getline(in, line);  // flows N ...
+  std::getline(in, line);  // header
+  std::vector<TopLine> out;
+  while (std::getline(in, line)) {
+    TopLine t;
+    std::istringstream f(line);
+    f >> t.rank >> t.proto >> t.src >> t.sport >> t.dst >> t.dport >> t.packets >> t.bytes >> t.first_ns >> t.last_ns >> t.estimate;
+    out.push_back(t);
+  }
+  return out;
+}
+
+TEST_F(Monitor, ReportsHeavyHittersWithExactFlowCounters) {
+  auto monitor = make_vnf("monitor", {{"top_k", "5"}, {"export_interval_ms", "1"}, {"sketch_width", "1024"}});
+  const auto start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  // 5 heavy flows of 40 x 1000-byte payloads among 2000 flows of one small packet.
+  std::vector<rte_mbuf*> pkts;
+  for (int round = 0; round < 40; ++round) {
+    for (int h = 0; h < 5; ++h) pkts.push_back(ipv4_packet(pool_, IPPROTO_UDP, "10.9.0." + std::to_string(h + 1), 5000, "10.8.0.1", 443, Bytes(1000 + h * 10, 1)));
+    for (int s = 0; s < 50; ++s) pkts.push_back(ipv4_packet(pool_, IPPROTO_TCP, "10.7." + std::to_string(round) + "." + std::to_string(s), 1000, "10.8.0.1", 80));
+    run_vnf(*monitor, pkts).free_all();
+    pkts.clear();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  run_vnf(*monitor, {ipv4_packet(pool_, IPPROTO_TCP, "10.6.0.1", 1, "10.8.0.1", 80)}).free_all();  // triggers the export
+  const auto top = read_top(*monitor);
+  ASSERT_EQ(top.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    const int h = 4 - i;  // larger payloads rank first
+    EXPECT_EQ(top[i].src, "10.9.0." + std::to_string(h + 1));
+    EXPECT_EQ(top[i].sport, 5000);
+    EXPECT_EQ(top[i].dport, 443);
+    EXPECT_EQ(top[i].proto, 17);
+    EXPECT_EQ(top[i].packets, 40u);
+    EXPECT_EQ(top[i].bytes, 40u * (14 + 20 + 8 + 1000 + h * 10));
+    EXPECT_GE(top[i].estimate, top[i].bytes) << "a count-min estimate never undercounts";
+    EXPECT_GE(top[i].first_ns, static_cast<uint64_t>(start_ns) - 1000000);
+    EXPECT_GE(top[i].last_ns, top[i].first_ns);
+  }
+  auto c = counters(*monitor);
+  EXPECT_EQ(c["flows"], 5u + 2000u + 1u);
+  EXPECT_EQ(c["packets"], 40u * 55u + 1u);
+}
+
+TEST_F(Monitor, PassesEverythingAndCountsNonIp) {
+  auto monitor = make_vnf("monitor", {});
+  BurstResult r = run_vnf(*monitor, {to_mbuf(pool_, concat({ethernet(0x0806), Bytes(28, 0)})),
+                                     ipv4_packet(pool_, IPPROTO_UDP, "1.1.1.1", 1, "2.2.2.2", 2)});
+  EXPECT_EQ(r.passed.size(), 2u);
+  r.free_all();
+  EXPECT_EQ(counters(*monitor)["non_ip"], 1u);
+  std::string reply;
+  EXPECT_FALSE(monitor->control("bottom", reply));
+}
+
+}  // namespace
+}  // namespace nfv

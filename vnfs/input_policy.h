@@ -1,0 +1,74 @@
+// What a VNF does with frames it cannot (or should not) process: malformed
+// headers, non-IP frames, later IP fragments (no L4 header) and jumbo frames.
+// Each reason has its own counter; each class of input has a drop/pass policy
+// set from the hop's params, so operators choose per VNF.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <rte_mbuf.h>
+
+#include "packet_parser.h"
+#include "vnf.h"
+
+namespace nfv {
+
+enum class InputVerdict : uint8_t { kProcess, kPass, kDrop };
+
+struct InputPolicyDefaults {
+  bool drop_malformed = true;
+  bool drop_non_ip = false;
+  bool drop_fragments = false;
+  bool drop_jumbo = false;
+};
+
+class InputPolicy {
+ public:
+  // Params read: malformed, non_ip, fragments, jumbo (each "drop" or "pass").
+  static const std::vector<std::string>& param_names();
+  void init(const VnfSettings& settings, InputPolicyDefaults defaults);
+
+  // Parses `m` and decides. kProcess: headers are sound, L4 is present (unless
+  // the protocol has none). kPass/kDrop: the reason has been counted.
+  [[gnu::always_inline]] InputVerdict check(const rte_mbuf* m, ParsedPacket& parsed) {
+    const ParseStatus status = parse_packet(m, parsed);
+    if (status != ParseStatus::kOk) {
+      if (status == ParseStatus::kNonIp) {
+        non_ip_++;
+        return drop_non_ip_ ? InputVerdict::kDrop : InputVerdict::kPass;
+      }
+      malformed_[static_cast<uint8_t>(status)]++;
+      return drop_malformed_ ? InputVerdict::kDrop : InputVerdict::kPass;
+    }
+    if (parsed.vlan_tags) vlan_tagged_++;
+    // Longer than a standard frame: 1518 bytes with the FCS (which mbufs do not hold), plus 4 per VLAN tag.
+    if (rte_pktmbuf_pkt_len(m) > 1514u + 4u * parsed.vlan_tags) {
+      jumbo_++;
+      if (drop_jumbo_) return InputVerdict::kDrop;
+    }
+    if (parsed.later_fragment) {
+      fragments_++;
+      return drop_fragments_ ? InputVerdict::kDrop : InputVerdict::kPass;
+    }
+    return InputVerdict::kProcess;
+  }
+
+  // malformed_<reason>, non_ip, fragments, jumbo, vlan_tagged.
+  void visit(const CounterVisitor& visit) const;
+
+ private:
+  static constexpr int kStatuses = 8;
+  uint64_t malformed_[kStatuses] = {};
+  uint64_t non_ip_ = 0;
+  uint64_t fragments_ = 0;
+  uint64_t jumbo_ = 0;
+  uint64_t vlan_tagged_ = 0;
+  bool drop_malformed_ = true;
+  bool drop_non_ip_ = false;
+  bool drop_fragments_ = false;
+  bool drop_jumbo_ = false;
+};
+
+}  // namespace nfv

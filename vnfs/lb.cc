@@ -1,0 +1,434 @@
+// lb: L4 load balancer. Each service (VIP:port/protocol) has weighted
+// backends picked by a Maglev table; a connection table keeps a flow on its
+// backend (affinity) and a reverse table maps replies back to the VIP
+// (full NAT of the destination, so replies must come back through the lb).
+// A backend marked down leaves the Maglev table; only its own connections move.
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "checksum.h"
+#include "input_policy.h"
+#include "lb_maglev.h"
+#include "text_file.h"
+#include "vnf.h"
+
+namespace nfv {
+namespace {
+
+struct Endpoint {
+  uint32_t addr;  // network order
+  uint16_t port;  // network order
+};
+
+struct Backend {
+  Endpoint at;
+  std::string name;  // "A.B.C.D:P"
+  uint32_t weight;
+};
+
+struct Service {
+  Endpoint vip;
+  uint8_t protocol;
+  std::vector<Backend> backends;
+};
+
+struct alignas(8) Connection {
+  FlowKey client;  // client -> VIP
+  FlowKey reply;   // backend -> client
+  uint64_t last_seen;
+  uint16_t service;
+  uint16_t backend;
+  bool active;
+};
+
+constexpr size_t kMaxServices = 64;
+
+// Per-packet verdicts between the two passes of a burst.
+enum : uint8_t { kPassIt, kDropIt, kToService, kMaybeReply };
+
+bool parse_endpoint(const std::string& text, Endpoint& out) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos) return false;
+  in_addr a;
+  if (inet_pton(AF_INET, text.substr(0, colon).c_str(), &a) != 1) return false;
+  uint16_t lo, hi;
+  if (!parse_port_range(text.substr(colon + 1), lo, hi) || lo != hi || text.substr(colon + 1) == "any") return false;
+  out = {a.s_addr, rte_cpu_to_be_16(lo)};
+  return true;
+}
+
+class LoadBalancerVnf final : public Vnf {
+ public:
+  ~LoadBalancerVnf() override {
+    if (conn_table_) rte_hash_free(conn_table_);
+    if (reply_table_) rte_hash_free(reply_table_);
+  }
+
+  void init(const VnfSettings& settings) override {
+    std::vector<std::string> known = {"services", "down", "table_size", "connections", "conn_timeout"};
+    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
+    settings.reject_unknown(known);
+    input_.init(settings, InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
+    parse_services(settings.get_string("services", ""));
+    table_size_ = static_cast<uint32_t>(settings.get_uint("table_size", 65537, 3, 1u << 24));
+    if (!lb::is_prime(table_size_)) throw VnfConfigError("table_size", "a prime (e.g. 65537), got " + std::to_string(table_size_));
+    timeout_ = settings.get_uint("conn_timeout", 300, 1, 86400) * rte_get_tsc_hz();
+    size_t total = 0;
+    for (const auto& s : services_) {
+      backend_base_.push_back(static_cast<uint32_t>(total));
+      total += s.backends.size();
+    }
+    up_ = std::vector<std::atomic<uint8_t>>(total);
+    wanted_up_.assign(total, 1);
+    for (const std::string& name : split(settings.get_string("down", ""), ',')) {
+      std::string reply;
+      if (!set_backend(name, false, reply)) throw VnfConfigError("down", "backends of the services, " + reply);
+    }
+    for (auto& buffer : tables_) buffer.resize(services_.size());
+    rebuild(0);
+    active_.store(0);
+    for (size_t b = 0; b < total; ++b) up_[b].store(wanted_up_[b]);
+
+    const uint32_t connections = static_cast<uint32_t>(settings.get_uint("connections", 65536, 64, 1u << 24));
+    static std::atomic<unsigned> next_id{0};
+    const unsigned id = next_id++;
+    char name[RTE_HASH_NAMESIZE];
+    rte_hash_parameters params{};
+    params.entries = connections;
+    params.key_len = sizeof(FlowKey);
+    params.hash_func = rte_hash_crc;
+    params.socket_id = settings.socket_id;
+    std::snprintf(name, sizeof(name), "nfv_lb_c_%u", id);
+    params.name = name;
+    conn_table_ = rte_hash_create(&params);
+    std::snprintf(name, sizeof(name), "nfv_lb_r_%u", id);
+    params.name = name;
+    reply_table_ = rte_hash_create(&params);
+    if (!conn_table_ || !reply_table_)
+      throw VnfConfigError("connections", std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");
+    conns_.assign(rte_hash_max_key_id(conn_table_) + 1, Connection{});
+  }
+
+  uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
+    // Announce which Maglev buffer this burst reads; re-check so a concurrent
+    // publication is never missed (the control thread waits for us to leave it).
+    int buffer;
+    do {
+      buffer = active_.load();
+      in_use_.store(buffer);
+    } while (active_.load() != buffer);
+    const uint64_t now = rte_rdtsc();
+    expire_some(now);
+    // Pass 1: keys and services; one bulk lookup per table; pass 2: decisions and rewrites.
+    Pending pending[kMaxVnfBurst];
+    uint8_t verdict[kMaxVnfBurst];
+    const void* conn_keys[kMaxVnfBurst];
+    const void* reply_keys[kMaxVnfBurst];
+    uint16_t conn_index[kMaxVnfBurst], reply_index[kMaxVnfBurst];
+    int32_t conn_pos[kMaxVnfBurst];
+    void* reply_data[kMaxVnfBurst];
+    uint32_t n_conn = 0, n_reply = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      ParsedPacket p;
+      const InputVerdict v = input_.check(pkts[i], p);
+      verdict[i] = v == InputVerdict::kDrop ? kDropIt : kPassIt;
+      if (v != InputVerdict::kProcess) continue;
+      verdict[i] = prepare(pkts[i], p, pending[i]);
+      if (verdict[i] == kToService) {
+        conn_keys[n_conn] = &pending[i].key;
+        conn_index[n_conn++] = i;
+      } else if (verdict[i] == kMaybeReply) {
+        reply_keys[n_reply] = &pending[i].key;
+        reply_index[n_reply++] = i;
+      }
+    }
+    if (n_conn) rte_hash_lookup_bulk(conn_table_, conn_keys, n_conn, conn_pos);
+    uint64_t reply_hits = 0;
+    if (n_reply) rte_hash_lookup_bulk_data(reply_table_, reply_keys, n_reply, &reply_hits, reply_data);
+    bool created = false;
+    for (uint32_t j = 0; j < n_conn; ++j)
+      if (!to_backend(pending[conn_index[j]], conn_pos[j], tables_[buffer], now, created)) verdict[conn_index[j]] = kDropIt;
+    for (uint32_t j = 0; j < n_reply; ++j) {
+      Pending& q = pending[reply_index[j]];
+      void* data = reply_data[j];
+      // A connection opened earlier in this burst was not in the table at lookup time.
+      const bool hit = (reply_hits >> j) & 1 || (created && rte_hash_lookup_data(reply_table_, &q.key, &data) >= 0);
+      if (!hit) {
+        not_vip_++;
+        continue;
+      }
+      Connection& c = conns_[reinterpret_cast<uintptr_t>(data)];
+      c.last_seen = now;
+      rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4, services_[c.service].vip, q.key.protocol, q.checksum);
+      to_client_++;
+    }
+    uint16_t kept = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      if (verdict[i] == kDropIt) dropped[(*n_dropped)++] = pkts[i];
+      else pkts[kept++] = pkts[i];
+    }
+    in_use_.store(-1, std::memory_order_release);
+    return kept;
+  }
+
+  bool stateful() const override { return true; }
+
+  // "backend down A.B.C.D:P" / "backend up A.B.C.D:P" / "backends".
+  bool control(const std::string& request, std::string& reply) override {
+    std::istringstream in(request);
+    std::string verb, state, name;
+    in >> verb >> state >> name;
+    if (verb == "backends") {
+      std::ostringstream out;
+      for (size_t s = 0; s < services_.size(); ++s)
+        for (size_t b = 0; b < services_[s].backends.size(); ++b)
+          out << services_[s].backends[b].name << " " << (up_[backend_base_[s] + b].load() ? "up" : "down") << "\n";
+      reply = out.str();
+      return true;
+    }
+    if (verb != "backend" || (state != "down" && state != "up") || name.empty()) {
+      reply = "expected 'backend down|up A.B.C.D:PORT' or 'backends'";
+      return false;
+    }
+    if (!set_backend(name, state == "up", reply)) return false;
+    // Fill the buffer the worker is not reading, then publish it.
+    const int next = 1 - active_.load();
+    while (in_use_.load() == next) std::this_thread::yield();
+    rebuild(next);
+    active_.store(next);
+    // Only now do connections on a down backend move: the table they re-hash
+    // into no longer holds it.
+    for (size_t b = 0; b < up_.size(); ++b) up_[b].store(wanted_up_[b]);
+    reply = name + " " + state;
+    return true;
+  }
+
+  void visit_counters(const CounterVisitor& visit) const override {
+    visit("connections", read_counter(active_conns_));
+    visit("connections_created", read_counter(created_));
+    visit("connections_expired", read_counter(expired_));
+    visit("connections_moved", read_counter(moved_));
+    visit("to_backend", read_counter(to_backend_));
+    visit("to_client", read_counter(to_client_));
+    visit("not_vip", read_counter(not_vip_));
+    visit("no_backend", read_counter(no_backend_));
+    visit("table_full", read_counter(table_full_));
+    size_t up = 0;
+    for (const auto& u : up_) up += u.load();
+    visit("backends_up", up);
+    input_.visit(visit);
+  }
+
+ private:
+  void parse_services(const std::string& text) {
+    for (const std::string& spec : split(text, ';')) {
+      const std::string expected = "VIP:PORT/tcp|udp=BACKEND:PORT[*WEIGHT],...; got '" + spec + "'";
+      const size_t eq = spec.find('='), slash = spec.find('/');
+      if (eq == std::string::npos || slash == std::string::npos || slash > eq) throw VnfConfigError("services", expected);
+      Service s;
+      const std::string proto = spec.substr(slash + 1, eq - slash - 1);
+      if (proto == "tcp") s.protocol = IPPROTO_TCP;
+      else if (proto == "udp") s.protocol = IPPROTO_UDP;
+      else throw VnfConfigError("services", expected);
+      if (!parse_endpoint(spec.substr(0, slash), s.vip)) throw VnfConfigError("services", expected);
+      for (const std::string& b : split(spec.substr(eq + 1), ',')) {
+        const size_t star = b.find('*');
+        Backend backend;
+        backend.name = b.substr(0, star);
+        backend.weight = 1;
+        if (star != std::string::npos) {
+          char* end = nullptr;
+          const long w = std::strtol(b.c_str() + star + 1, &end, 10);
+          if (*end || w < 1 || w > 1000) throw VnfConfigError("services", "weights 1-1000; " + expected);
+          backend.weight = static_cast<uint32_t>(w);
+        }
+        if (!parse_endpoint(backend.name, backend.at)) throw VnfConfigError("services", expected);
+        s.backends.push_back(backend);
+      }
+      if (s.backends.empty() || s.backends.size() > 65535) throw VnfConfigError("services", expected);
+      services_.push_back(std::move(s));
+    }
+    if (services_.empty() || services_.size() > kMaxServices)
+      throw VnfConfigError("services", "1 to " + std::to_string(kMaxServices) + " services VIP:PORT/PROTO=BACKENDS separated by ';'");
+  }
+
+  bool set_backend(const std::string& name, bool up, std::string& reply) {
+    bool found = false;
+    for (size_t s = 0; s < services_.size(); ++s)
+      for (size_t b = 0; b < services_[s].backends.size(); ++b)
+        if (services_[s].backends[b].name == name) {
+          wanted_up_[backend_base_[s] + b] = up;
+          found = true;
+        }
+    if (!found) reply = "no backend '" + name + "'";
+    return found;
+  }
+
+  void rebuild(int buffer) {
+    for (size_t s = 0; s < services_.size(); ++s) {
+      std::vector<lb::MaglevBackend> weighted;
+      for (size_t b = 0; b < services_[s].backends.size(); ++b)
+        weighted.push_back({services_[s].backends[b].name, wanted_up_[backend_base_[s] + b] ? services_[s].backends[b].weight : 0});
+      tables_[buffer][s] = lb::build_maglev_table(weighted, table_size_);
+    }
+  }
+
+  int find_service(const FlowKey& key) const {
+    uint32_t dst;
+    std::memcpy(&dst, key.dst_addr, 4);
+    const uint16_t port = rte_cpu_to_be_16(key.dst_port);
+    for (size_t s = 0; s < services_.size(); ++s)
+      if (services_[s].vip.addr == dst && services_[s].vip.port == port && services_[s].protocol == key.protocol)
+        return static_cast<int>(s);
+    return -1;
+  }
+
+  struct alignas(8) Pending {
+    FlowKey key;  // rte_hash_crc reads 8 bytes at a time: keys stay 8-byte aligned
+    uint8_t* ip;  // byte pointers into packed headers: every access is a memcpy
+    uint8_t* l4;
+    uint8_t* checksum;
+    int service;
+  };
+
+  uint8_t prepare(rte_mbuf* m, const ParsedPacket& p, Pending& q) {
+    if (p.key.family != AddressFamily::kIpv4 || (p.key.protocol != IPPROTO_TCP && p.key.protocol != IPPROTO_UDP)) {
+      not_vip_++;
+      return kPassIt;
+    }
+    q.key = p.key;
+    q.ip = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l3_offset);
+    q.l4 = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l4_offset);
+    q.checksum = q.l4 + (p.key.protocol == IPPROTO_TCP ? offsetof(rte_tcp_hdr, cksum) : offsetof(rte_udp_hdr, dgram_cksum));
+    q.service = find_service(q.key);
+    // Not to a VIP: maybe a backend's reply, which goes back out from the VIP.
+    return q.service >= 0 ? kToService : kMaybeReply;
+  }
+
+  // Picks (or keeps) the connection's backend and rewrites the destination; false to drop.
+  bool to_backend(const Pending& q, int32_t pos, const std::vector<std::vector<int32_t>>& tables, uint64_t now, bool& created) {
+    const int service = q.service;
+    if (pos < 0) pos = rte_hash_lookup(conn_table_, &q.key);  // opened earlier in this burst
+    int32_t backend;
+    if (pos >= 0 && up_[backend_base_[service] + conns_[pos].backend].load(std::memory_order_relaxed)) {
+      backend = conns_[pos].backend;
+    } else {
+      const auto& table = tables[service];
+      backend = table[flow_hash(q.key) % table.size()];
+      if (backend < 0) {
+        no_backend_++;
+        return false;
+      }
+      if (pos >= 0) {
+        // Its backend went down: this connection (only) moves.
+        rte_hash_del_key(reply_table_, &conns_[pos].reply);
+        moved_++;
+      } else {
+        pos = rte_hash_add_key(conn_table_, &q.key);
+        if (pos >= 0) {
+          created_++;
+          active_conns_++;
+        } else {
+          table_full_++;
+        }
+      }
+      if (pos >= 0) {
+        Connection& c = conns_[pos];
+        c.client = q.key;
+        c.reply = q.key;
+        const Endpoint& at = services_[service].backends[backend].at;
+        std::memcpy(c.reply.src_addr, &at.addr, 4);
+        std::memcpy(c.reply.dst_addr, q.key.src_addr, 4);
+        c.reply.src_port = rte_be_to_cpu_16(at.port);
+        c.reply.dst_port = q.key.src_port;
+        c.service = static_cast<uint16_t>(service);
+        c.backend = static_cast<uint16_t>(backend);
+        c.active = true;
+        if (rte_hash_add_key_data(reply_table_, &c.reply, reinterpret_cast<void*>(static_cast<uintptr_t>(pos))) < 0) table_full_++;
+        created = true;
+      }
+    }
+    if (pos >= 0) conns_[pos].last_seen = now;
+    rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4 + 2, services_[service].backends[backend].at, q.key.protocol, q.checksum);
+    to_backend_++;
+    return true;
+  }
+
+  static void rewrite(uint8_t* ip, uint8_t* addr, uint8_t* port, const Endpoint& to, uint8_t protocol, uint8_t* l4_checksum) {
+    uint32_t old_addr;
+    uint16_t old_port;
+    std::memcpy(&old_addr, addr, 4);
+    std::memcpy(&old_port, port, 2);
+    std::memcpy(addr, &to.addr, 4);
+    std::memcpy(port, &to.port, 2);
+    checksum_adjust(ip + offsetof(rte_ipv4_hdr, hdr_checksum), &old_addr, addr, 2);
+    if (protocol == IPPROTO_UDP) {
+      udp_checksum_adjust(l4_checksum, &old_addr, addr, 2);
+      udp_checksum_adjust(l4_checksum, &old_port, port, 1);
+    } else {
+      checksum_adjust(l4_checksum, &old_addr, addr, 2);
+      checksum_adjust(l4_checksum, &old_port, port, 1);
+    }
+  }
+
+  // O(1) per burst: a few connections are checked each time.
+  void expire_some(uint64_t now) {
+    constexpr uint32_t kSweep = 8;
+    const uint32_t size = static_cast<uint32_t>(conns_.size());
+    for (uint32_t k = 0; k < kSweep; ++k) {
+      Connection& c = conns_[sweep_];
+      sweep_ = sweep_ + 1 == size ? 0 : sweep_ + 1;
+      if (!c.active || now - c.last_seen < timeout_) continue;
+      rte_hash_del_key(conn_table_, &c.client);
+      rte_hash_del_key(reply_table_, &c.reply);
+      c.active = false;
+      active_conns_--;
+      expired_++;
+    }
+  }
+
+  std::vector<Service> services_;
+  std::vector<uint32_t> backend_base_;          // first index in up_ per service
+  std::vector<std::atomic<uint8_t>> up_;        // written by control, read by the worker
+  std::vector<uint8_t> wanted_up_;              // control thread only: what the next table holds
+  std::vector<std::vector<int32_t>> tables_[2]; // Maglev tables per service, double-buffered
+  std::atomic<int> active_{0};
+  std::atomic<int> in_use_{-1};
+  uint32_t table_size_ = 65537;
+  uint64_t timeout_ = 0;
+  rte_hash* conn_table_ = nullptr;   // client 5-tuple -> connection
+  rte_hash* reply_table_ = nullptr;  // backend -> client 5-tuple -> connection
+  std::vector<Connection> conns_;
+  uint32_t sweep_ = 0;
+  InputPolicy input_;
+  uint64_t active_conns_ = 0;
+  uint64_t created_ = 0;
+  uint64_t expired_ = 0;
+  uint64_t moved_ = 0;
+  uint64_t to_backend_ = 0;
+  uint64_t to_client_ = 0;
+  uint64_t not_vip_ = 0;
+  uint64_t no_backend_ = 0;
+  uint64_t table_full_ = 0;
+};
+
+}  // namespace
+
+NFV_REGISTER_VNF("lb", LoadBalancerVnf, "L4 load balancer: VIP:port to weighted backends by Maglev hashing with connection affinity");
+
+}  // namespace nfv

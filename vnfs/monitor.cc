@@ -1,0 +1,277 @@
+// monitor: per-flow counters (packets, bytes, first and last seen) in an
+// rte_hash, and the top-k heavy hitters by bytes from a count-min sketch plus
+// a k-entry min-heap. The worker publishes the top-k with their flow
+// counters every export interval (seqlock: the worker never waits); the
+// control request "top" returns that snapshot. Packets always pass.
+#include <arpa/inet.h>
+
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+#include <sstream>
+#include <vector>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_mbuf.h>
+
+#include "count_min_sketch.h"
+#include "input_policy.h"
+#include "vnf.h"
+
+namespace nfv {
+namespace {
+
+struct FlowRecord {
+  uint64_t packets;
+  uint64_t bytes;
+  uint64_t first_tsc;
+  uint64_t last_tsc;
+  int32_t heap_slot;  // -1 when not a heavy hitter
+};
+
+struct HeapEntry {
+  uint64_t estimate;
+  int32_t flow;  // rte_hash position
+};
+
+struct alignas(8) TopFlow {
+  FlowKey key;
+  uint64_t packets, bytes, first_ns, last_ns, estimate;
+};
+
+constexpr uint32_t kMaxTopK = 64;
+
+struct alignas(64) TopSnapshot {
+  std::atomic<uint32_t> sequence{0};  // odd while the worker writes
+  uint32_t count = 0;
+  uint64_t flows = 0;
+  uint64_t taken_ns = 0;
+  TopFlow top[kMaxTopK];
+};
+
+std::string format_address(const FlowKey& key, const uint8_t* addr) {
+  char text[INET6_ADDRSTRLEN];
+  inet_ntop(key.family == AddressFamily::kIpv4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
+  return text;
+}
+
+class MonitorVnf final : public Vnf {
+ public:
+  ~MonitorVnf() override {
+    if (table_) rte_hash_free(table_);
+  }
+
+  void init(const VnfSettings& settings) override {
+    std::vector<std::string> known = {"flows", "top_k", "sketch_width", "sketch_depth", "export_interval_ms"};
+    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
+    settings.reject_unknown(known);
+    input_.init(settings, InputPolicyDefaults{.drop_malformed = false, .drop_non_ip = false, .drop_fragments = false});
+    const uint32_t flows = static_cast<uint32_t>(settings.get_uint("flows", 65536, 64, 1u << 24));
+    k_ = static_cast<uint32_t>(settings.get_uint("top_k", 10, 1, kMaxTopK));
+    sketch_.init(static_cast<uint32_t>(settings.get_uint("sketch_width", 4096, 64, 1u << 24)),
+                 static_cast<uint32_t>(settings.get_uint("sketch_depth", 4, 1, 16)));
+    hz_ = rte_get_tsc_hz();
+    export_interval_ = settings.get_uint("export_interval_ms", 100, 1, 60000) * hz_ / 1000;
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    tsc0_ = rte_rdtsc();
+    unix_ns0_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+    static std::atomic<unsigned> next_id{0};
+    char name[RTE_HASH_NAMESIZE];
+    std::snprintf(name, sizeof(name), "nfv_monitor_%u", next_id++);
+    rte_hash_parameters params{};
+    params.name = name;
+    params.entries = flows;
+    params.key_len = sizeof(FlowKey);
+    params.hash_func = rte_hash_crc;
+    params.socket_id = settings.socket_id;
+    table_ = rte_hash_create(&params);
+    if (!table_) throw VnfConfigError("flows", std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");
+    records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1});
+    heap_.reserve(k_);
+  }
+
+  uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
+    alignas(8) FlowKey keys[kMaxVnfBurst];  // rte_hash_crc reads 8 bytes at a time
+    const void* key_ptrs[kMaxVnfBurst];
+    uint32_t lengths[kMaxVnfBurst];
+    int32_t positions[kMaxVnfBurst];
+    uint32_t n_ip = 0;
+    uint16_t kept = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      ParsedPacket p;
+      const InputVerdict v = input_.check(pkts[i], p);
+      // Later fragments still belong to a flow (ports 0): counted under it.
+      if (v == InputVerdict::kProcess || (v == InputVerdict::kPass && p.status == ParseStatus::kOk)) {
+        keys[n_ip] = p.key;
+        key_ptrs[n_ip] = &keys[n_ip];
+        lengths[n_ip++] = rte_pktmbuf_pkt_len(pkts[i]);
+      }
+      if (v == InputVerdict::kDrop) dropped[(*n_dropped)++] = pkts[i];
+      else pkts[kept++] = pkts[i];
+    }
+    const uint64_t now = rte_rdtsc();
+    if (n_ip) rte_hash_lookup_bulk(table_, key_ptrs, n_ip, positions);
+    for (uint32_t i = 0; i < n_ip; ++i) {
+      int32_t pos = positions[i];
+      if (pos < 0) pos = rte_hash_lookup(table_, key_ptrs[i]);  // added earlier in this burst
+      if (pos < 0) {
+        pos = rte_hash_add_key(table_, key_ptrs[i]);
+        if (pos < 0) {
+          table_full_++;
+          continue;
+        }
+        records_[pos] = FlowRecord{0, 0, now, now, -1};
+        flows_++;
+      }
+      FlowRecord& r = records_[pos];
+      r.packets++;
+      r.bytes += lengths[i];
+      r.last_tsc = now;
+      packets_++;
+      bytes_ += lengths[i];
+      track_heavy_hitter(pos, sketch_.add(flow_hash(keys[i]), lengths[i]));
+    }
+    if (now >= next_export_) {
+      publish(now);
+      next_export_ = now + export_interval_;
+    }
+    return kept;
+  }
+
+  bool stateful() const override { return true; }
+
+  // "top": the latest published heavy hitters, one line each.
+  bool control(const std::string& request, std::string& reply) override {
+    if (request != "top") {
+      reply = "expected 'top'";
+      return false;
+    }
+    TopSnapshot copy;
+    uint32_t before;
+    do {
+      before = snapshot_.sequence.load(std::memory_order_acquire);
+      copy.count = snapshot_.count;
+      copy.flows = snapshot_.flows;
+      copy.taken_ns = snapshot_.taken_ns;
+      std::memcpy(copy.top, snapshot_.top, sizeof(copy.top));
+      std::atomic_thread_fence(std::memory_order_acquire);
+    } while ((before & 1) || snapshot_.sequence.load(std::memory_order_relaxed) != before);
+    std::ostringstream out;
+    out << "flows " << copy.flows << " snapshot_unix_ns " << copy.taken_ns << "\n";
+    out << "rank proto src sport dst dport packets bytes first_seen_unix_ns last_seen_unix_ns bytes_estimate\n";
+    for (uint32_t i = 0; i < std::min(copy.count, kMaxTopK); ++i) {
+      const TopFlow& f = copy.top[i];
+      out << i + 1 << " " << unsigned(f.key.protocol) << " " << format_address(f.key, f.key.src_addr) << " " << f.key.src_port << " "
+          << format_address(f.key, f.key.dst_addr) << " " << f.key.dst_port << " " << f.packets << " " << f.bytes << " "
+          << f.first_ns << " " << f.last_ns << " " << f.estimate << "\n";
+    }
+    reply = out.str();
+    return true;
+  }
+
+  void visit_counters(const CounterVisitor& visit) const override {
+    visit("flows", read_counter(flows_));
+    visit("packets", read_counter(packets_));
+    visit("bytes", read_counter(bytes_));
+    visit("table_full", read_counter(table_full_));
+    input_.visit(visit);
+  }
+
+ private:
+  void track_heavy_hitter(int32_t pos, uint64_t estimate) {
+    FlowRecord& r = records_[pos];
+    if (r.heap_slot >= 0) {
+      heap_[r.heap_slot].estimate = estimate;
+      sift_down(static_cast<uint32_t>(r.heap_slot));
+      return;
+    }
+    if (heap_.size() < k_) {
+      heap_.push_back({estimate, pos});
+      r.heap_slot = static_cast<int32_t>(heap_.size() - 1);
+      sift_up(static_cast<uint32_t>(heap_.size() - 1));
+      return;
+    }
+    if (estimate <= heap_[0].estimate) return;
+    records_[heap_[0].flow].heap_slot = -1;
+    heap_[0] = {estimate, pos};
+    r.heap_slot = 0;
+    sift_down(0);
+  }
+
+  void place(uint32_t slot, const HeapEntry& e) {
+    heap_[slot] = e;
+    records_[e.flow].heap_slot = static_cast<int32_t>(slot);
+  }
+
+  void sift_up(uint32_t slot) {
+    const HeapEntry e = heap_[slot];
+    while (slot > 0) {
+      const uint32_t parent = (slot - 1) / 2;
+      if (heap_[parent].estimate <= e.estimate) break;
+      place(slot, heap_[parent]);
+      slot = parent;
+    }
+    place(slot, e);
+  }
+
+  void sift_down(uint32_t slot) {
+    const HeapEntry e = heap_[slot];
+    const uint32_t size = static_cast<uint32_t>(heap_.size());
+    while (true) {
+      uint32_t child = 2 * slot + 1;
+      if (child >= size) break;
+      if (child + 1 < size && heap_[child + 1].estimate < heap_[child].estimate) ++child;
+      if (heap_[child].estimate >= e.estimate) break;
+      place(slot, heap_[child]);
+      slot = child;
+    }
+    place(slot, e);
+  }
+
+  uint64_t to_unix_ns(uint64_t tsc) const { return unix_ns0_ + static_cast<uint64_t>((tsc - tsc0_) * 1e9 / hz_); }
+
+  // Sorted by estimate, largest first; runs once per export interval.
+  void publish(uint64_t now) {
+    TopFlow sorted[kMaxTopK];
+    uint32_t count = 0;
+    for (const HeapEntry& e : heap_) {
+      const void* key;
+      if (rte_hash_get_key_with_position(table_, e.flow, const_cast<void**>(&key)) != 0) continue;
+      const FlowRecord& r = records_[e.flow];
+      sorted[count++] = TopFlow{*static_cast<const FlowKey*>(key), r.packets, r.bytes, to_unix_ns(r.first_tsc), to_unix_ns(r.last_tsc), e.estimate};
+    }
+    std::sort(sorted, sorted + count, [](const TopFlow& a, const TopFlow& b) { return a.estimate > b.estimate; });
+    const uint32_t seq = snapshot_.sequence.load(std::memory_order_relaxed);
+    snapshot_.sequence.store(seq + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    snapshot_.count = count;
+    snapshot_.flows = flows_;
+    snapshot_.taken_ns = to_unix_ns(now);
+    std::memcpy(snapshot_.top, sorted, sizeof(TopFlow) * count);
+    snapshot_.sequence.store(seq + 2, std::memory_order_release);
+  }
+
+  rte_hash* table_ = nullptr;
+  std::vector<FlowRecord> records_;
+  CountMinSketch sketch_;
+  std::vector<HeapEntry> heap_;  // min-heap on estimate, at most k_ entries
+  uint32_t k_ = 10;
+  uint64_t hz_ = 1;
+  uint64_t tsc0_ = 0, unix_ns0_ = 0;
+  uint64_t export_interval_ = 0, next_export_ = 0;
+  TopSnapshot snapshot_;
+  InputPolicy input_;
+  uint64_t flows_ = 0;
+  uint64_t packets_ = 0;
+  uint64_t bytes_ = 0;
+  uint64_t table_full_ = 0;
+};
+
+}  // namespace
+
+NFV_REGISTER_VNF("monitor", MonitorVnf, "per-flow packets, bytes, first/last seen, and top-k heavy hitters (count-min sketch + heap)");
+
+}  // namespace nfv

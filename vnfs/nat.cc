@@ -1,0 +1,385 @@
+// nat: source NAT (NAPT) for IPv4 TCP, UDP and ICMP echo. Outbound packets
+// from the internal prefix get an external address (chosen by the internal
+// address, so a host keeps one) and a port (or echo id) from that address's
+// pool; replies to an external address:port are translated back. Mappings are
+// endpoint-independent; rte_hash tables index them in both directions and idle
+// ones expire per protocol. Checksums are updated incrementally.
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <vector>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "checksum.h"
+#include "input_policy.h"
+#include "text_file.h"
+#include "vnf.h"
+
+namespace nfv {
+namespace {
+
+// Address (network order), port or echo id (network order), protocol.
+struct alignas(8) NatKey {  // rte_hash_crc reads it as one 8-byte word
+  uint32_t addr;
+  uint16_t port;
+  uint8_t protocol;
+  uint8_t pad;
+};
+static_assert(sizeof(NatKey) == 8);
+
+struct Session {
+  NatKey inside;
+  NatKey outside;
+  uint64_t last_seen;  // TSC
+  bool active;
+};
+
+enum ProtoIndex { kTcp, kUdp, kIcmp, kProtocols };
+
+// Per-packet verdicts between the two passes of a burst.
+enum : uint8_t { kPassIt, kDropIt, kOutbound, kInbound };
+
+class NatVnf final : public Vnf {
+ public:
+  ~NatVnf() override {
+    if (out_table_) rte_hash_free(out_table_);
+    if (in_table_) rte_hash_free(in_table_);
+  }
+
+  void init(const VnfSettings& settings) override {
+    std::vector<std::string> known = {"external", "internal", "port_min", "port_max", "sessions",
+                                      "tcp_timeout", "udp_timeout", "icmp_timeout"};
+    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
+    settings.reject_unknown(known);
+    input_.init(settings, InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
+    for (const std::string& a : split(settings.get_string("external", ""), ',')) {
+      in_addr addr;
+      if (inet_pton(AF_INET, a.c_str(), &addr) != 1) throw VnfConfigError("external", "IPv4 addresses separated by commas, got '" + a + "'");
+      external_.push_back(addr.s_addr);
+    }
+    if (external_.empty()) throw VnfConfigError("external", "at least one external IPv4 address");
+    Prefix internal;
+    const std::string internal_text = settings.get_string("internal", "");
+    if (!parse_prefix(internal_text, internal) || internal.family != 4)
+      throw VnfConfigError("internal", "the internal IPv4 prefix A.B.C.D/N, got '" + internal_text + "'");
+    std::memcpy(&internal_net_, internal.addr, 4);
+    internal_mask_ = internal.length ? rte_cpu_to_be_32(~0u << (32 - internal.length)) : 0;
+    port_min_ = static_cast<uint16_t>(settings.get_uint("port_min", 1024, 1, 65535));
+    port_max_ = static_cast<uint16_t>(settings.get_uint("port_max", 65535, port_min_, 65535));
+    const uint64_t hz = rte_get_tsc_hz();
+    timeout_[kTcp] = settings.get_uint("tcp_timeout", 7440, 1, 86400) * hz;
+    timeout_[kUdp] = settings.get_uint("udp_timeout", 300, 1, 86400) * hz;
+    timeout_[kIcmp] = settings.get_uint("icmp_timeout", 60, 1, 86400) * hz;
+    const uint32_t sessions = static_cast<uint32_t>(settings.get_uint("sessions", 65536, 64, 1u << 24));
+
+    static std::atomic<unsigned> next_id{0};
+    const unsigned id = next_id++;
+    char name[RTE_HASH_NAMESIZE];
+    rte_hash_parameters params{};
+    params.entries = sessions;
+    params.key_len = sizeof(NatKey);
+    params.hash_func = rte_hash_crc;
+    params.socket_id = settings.socket_id;
+    std::snprintf(name, sizeof(name), "nfv_nat_out_%u", id);
+    params.name = name;
+    out_table_ = rte_hash_create(&params);
+    std::snprintf(name, sizeof(name), "nfv_nat_in_%u", id);
+    params.name = name;
+    in_table_ = rte_hash_create(&params);
+    if (!out_table_ || !in_table_)
+      throw VnfConfigError("sessions", std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");
+    // Sessions are indexed by their outbound-table position; sized once.
+    sessions_.assign(rte_hash_max_key_id(out_table_) + 1, Session{});
+    // Free ports per (external address, protocol): a stack, filled once.
+    const uint32_t ports = port_max_ - port_min_ + 1u;
+    free_ports_.resize(external_.size() * kProtocols);
+    free_top_.assign(external_.size() * kProtocols, ports);
+    for (auto& stack : free_ports_) {
+      stack.resize(ports);
+      for (uint32_t p = 0; p < ports; ++p) stack[p] = static_cast<uint16_t>(port_max_ - p);
+    }
+  }
+
+  uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
+    const uint64_t now = rte_rdtsc();
+    expire_some(now);
+    // Pass 1 finds each packet's direction and key; one bulk lookup per
+    // direction; pass 2 rewrites.
+    Pending pending[kMaxVnfBurst];
+    uint8_t verdict[kMaxVnfBurst];
+    const void* out_keys[kMaxVnfBurst];
+    const void* in_keys[kMaxVnfBurst];
+    uint16_t out_index[kMaxVnfBurst], in_index[kMaxVnfBurst];
+    int32_t out_pos[kMaxVnfBurst];
+    void* in_data[kMaxVnfBurst];
+    uint32_t n_out = 0, n_in = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      ParsedPacket p;
+      const InputVerdict v = input_.check(pkts[i], p);
+      verdict[i] = v == InputVerdict::kDrop ? kDropIt : kPassIt;
+      if (v != InputVerdict::kProcess) continue;
+      verdict[i] = classify(pkts[i], p, pending[i]);
+      if (verdict[i] == kOutbound) {
+        out_keys[n_out] = &pending[i].key;
+        out_index[n_out++] = i;
+      } else if (verdict[i] == kInbound) {
+        in_keys[n_in] = &pending[i].key;
+        in_index[n_in++] = i;
+      }
+    }
+    if (n_out) rte_hash_lookup_bulk(out_table_, out_keys, n_out, out_pos);
+    uint64_t in_hit_mask = 0;
+    if (n_in) rte_hash_lookup_bulk_data(in_table_, in_keys, n_in, &in_hit_mask, in_data);
+    for (uint32_t j = 0; j < n_out; ++j) {
+      Pending& q = pending[out_index[j]];
+      int32_t pos = out_pos[j];
+      if (pos < 0) pos = rte_hash_lookup(out_table_, &q.key);  // a new flow seen twice in this burst
+      if (pos < 0) pos = create_session(q.key, q.l4.proto, now);
+      if (pos < 0) {
+        verdict[out_index[j]] = kDropIt;
+        continue;
+      }
+      Session& sess = sessions_[pos];
+      sess.last_seen = now;
+      rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4.src_port, sess.outside, q.l4);
+      translated_out_++;
+    }
+    for (uint32_t j = 0; j < n_in; ++j) {
+      Pending& q = pending[in_index[j]];
+      if (!(in_hit_mask & (1ull << j))) {
+        no_session_++;
+        verdict[in_index[j]] = kDropIt;
+        continue;
+      }
+      Session& sess = sessions_[reinterpret_cast<uintptr_t>(in_data[j])];
+      sess.last_seen = now;
+      rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4.dst_port, sess.inside, q.l4);
+      translated_in_++;
+    }
+    uint16_t kept = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      if (verdict[i] == kDropIt) dropped[(*n_dropped)++] = pkts[i];
+      else pkts[kept++] = pkts[i];
+    }
+    return kept;
+  }
+
+  bool stateful() const override { return true; }
+
+  void visit_counters(const CounterVisitor& visit) const override {
+    visit("sessions", read_counter(active_sessions_));
+    visit("sessions_created", read_counter(created_));
+    visit("sessions_expired", read_counter(expired_));
+    visit("translated_out", read_counter(translated_out_));
+    visit("translated_in", read_counter(translated_in_));
+    visit("pool_exhausted", read_counter(pool_exhausted_));
+    visit("table_full", read_counter(table_full_));
+    visit("no_session", read_counter(no_session_));
+    visit("not_translated", read_counter(not_translated_));
+    visit("icmp_unsupported", read_counter(icmp_unsupported_));
+    visit("unsupported_protocol", read_counter(unsupported_protocol_));
+    visit("ipv6_passed", read_counter(ipv6_passed_));
+    visit("malformed_truncated_icmp", read_counter(truncated_icmp_));
+    input_.visit(visit);
+  }
+
+ private:
+  // Where the port (or echo id) and L4 checksum live; false when the packet has none we handle.
+  struct L4 {
+    ProtoIndex proto;
+    uint8_t* src_port;  // unaligned: accessed with memcpy
+    uint8_t* dst_port;
+    uint8_t* checksum;
+    bool pseudo_header;  // TCP/UDP checksums cover the addresses, ICMP's does not
+  };
+
+  struct Pending {
+    NatKey key;  // inside endpoint (outbound) or outside endpoint (inbound)
+    uint8_t* ip;
+    L4 l4;
+  };
+
+  bool locate_l4(rte_mbuf* m, const ParsedPacket& p, const uint8_t* ip, bool outbound, L4& l4) {
+    uint8_t* l4p = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l4_offset);
+    if (p.key.protocol == IPPROTO_TCP) {
+      l4 = {kTcp, l4p + offsetof(rte_tcp_hdr, src_port), l4p + offsetof(rte_tcp_hdr, dst_port), l4p + offsetof(rte_tcp_hdr, cksum), true};
+      return true;
+    }
+    if (p.key.protocol == IPPROTO_UDP) {
+      l4 = {kUdp, l4p + offsetof(rte_udp_hdr, src_port), l4p + offsetof(rte_udp_hdr, dst_port),
+            l4p + offsetof(rte_udp_hdr, dgram_cksum), true};
+      return true;
+    }
+    if (p.key.protocol == IPPROTO_ICMP) {
+      // The parser does not bound ICMP: check the 8-byte echo header here.
+      uint16_t total_length;
+      std::memcpy(&total_length, ip + offsetof(rte_ipv4_hdr, total_length), 2);
+      const uint32_t datagram_end = p.l3_offset + rte_be_to_cpu_16(total_length);
+      if (p.l4_offset + sizeof(rte_icmp_hdr) > std::min<uint32_t>(datagram_end, rte_pktmbuf_data_len(m))) {
+        truncated_icmp_++;
+        return false;
+      }
+      auto* icmp = reinterpret_cast<rte_icmp_hdr*>(l4p);
+      // Echo requests go out, echo replies come back; the id acts as both ports.
+      const uint8_t expected = outbound ? RTE_IP_ICMP_ECHO_REQUEST : RTE_IP_ICMP_ECHO_REPLY;
+      if (icmp->icmp_type != expected) {
+        icmp_unsupported_++;
+        return false;
+      }
+      uint8_t* ident = l4p + offsetof(rte_icmp_hdr, icmp_ident);
+      l4 = {kIcmp, ident, ident, l4p + offsetof(rte_icmp_hdr, icmp_cksum), false};
+      return true;
+    }
+    return false;
+  }
+
+  // Direction and lookup key of a sound IPv4 packet, or the verdict when it needs no lookup.
+  uint8_t classify(rte_mbuf* m, const ParsedPacket& p, Pending& q) {
+    if (p.key.family != AddressFamily::kIpv4) {
+      ipv6_passed_++;
+      return kPassIt;
+    }
+    q.ip = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l3_offset);
+    uint32_t src, dst;
+    std::memcpy(&src, q.ip + offsetof(rte_ipv4_hdr, src_addr), 4);
+    std::memcpy(&dst, q.ip + offsetof(rte_ipv4_hdr, dst_addr), 4);
+    const bool outbound = (src & internal_mask_) == internal_net_;
+    const bool inbound = !outbound && is_external(dst);
+    if (!outbound && !inbound) {
+      not_translated_++;
+      return kPassIt;
+    }
+    if (!locate_l4(m, p, q.ip, outbound, q.l4)) {
+      // Passing it untranslated would leak internal addresses (or admit unsolicited traffic).
+      if (p.key.protocol != IPPROTO_ICMP) unsupported_protocol_++;
+      return kDropIt;
+    }
+    q.key = NatKey{outbound ? src : dst, 0, p.key.protocol, 0};
+    std::memcpy(&q.key.port, outbound ? q.l4.src_port : q.l4.dst_port, 2);
+    return outbound ? kOutbound : kInbound;
+  }
+
+  // Rewrites one address and port to `to`, adjusting both checksums.
+  static void rewrite(uint8_t* ip, uint8_t* addr, uint8_t* port, const NatKey& to, const L4& l4) {
+    uint32_t old_addr;
+    uint16_t old_port;
+    std::memcpy(&old_addr, addr, 4);
+    std::memcpy(&old_port, port, 2);
+    std::memcpy(addr, &to.addr, 4);
+    std::memcpy(port, &to.port, 2);
+    checksum_adjust(ip + offsetof(rte_ipv4_hdr, hdr_checksum), &old_addr, addr, 2);
+    if (l4.proto == kUdp) {
+      udp_checksum_adjust(l4.checksum, &old_addr, addr, 2);
+      udp_checksum_adjust(l4.checksum, &old_port, port, 1);
+    } else {
+      if (l4.pseudo_header) checksum_adjust(l4.checksum, &old_addr, addr, 2);
+      checksum_adjust(l4.checksum, &old_port, port, 1);
+    }
+  }
+
+  bool is_external(uint32_t addr) const {
+    for (uint32_t e : external_)
+      if (e == addr) return true;
+    return false;
+  }
+
+  int32_t create_session(const NatKey& inside, ProtoIndex proto, uint64_t now) {
+    // The internal address picks the first external address to try.
+    const size_t first = rte_hash_crc_4byte(inside.addr, 0) % external_.size();
+    for (size_t k = 0; k < external_.size(); ++k) {
+      const size_t a = (first + k) % external_.size();
+      const size_t pool = a * kProtocols + proto;
+      if (free_top_[pool] == 0) continue;
+      const uint16_t port = free_ports_[pool][free_top_[pool] - 1];
+      const NatKey outside = {external_[a], rte_cpu_to_be_16(port), inside.protocol, 0};
+      const int32_t pos = rte_hash_add_key(out_table_, &inside);
+      if (pos < 0) {
+        table_full_++;
+        return -1;
+      }
+      if (rte_hash_add_key_data(in_table_, &outside, reinterpret_cast<void*>(static_cast<uintptr_t>(pos))) < 0) {
+        rte_hash_del_key(out_table_, &inside);
+        table_full_++;
+        return -1;
+      }
+      free_top_[pool]--;
+      sessions_[pos] = Session{inside, outside, now, true};
+      created_++;
+      active_sessions_++;
+      return pos;
+    }
+    pool_exhausted_++;
+    return -1;
+  }
+
+  // A few sessions per burst are checked, so expiry costs O(1) per burst and
+  // the whole table is swept every sessions/kSweep bursts.
+  void expire_some(uint64_t now) {
+    constexpr uint32_t kSweep = 8;
+    const uint32_t size = static_cast<uint32_t>(sessions_.size());
+    for (uint32_t k = 0; k < kSweep; ++k) {
+      Session& s = sessions_[sweep_];
+      sweep_ = sweep_ + 1 == size ? 0 : sweep_ + 1;
+      if (!s.active) continue;
+      const ProtoIndex proto = s.inside.protocol == IPPROTO_TCP ? kTcp : s.inside.protocol == IPPROTO_UDP ? kUdp : kIcmp;
+      if (now - s.last_seen < timeout_[proto]) continue;
+      release(s, proto);
+    }
+  }
+
+  void release(Session& s, ProtoIndex proto) {
+    rte_hash_del_key(out_table_, &s.inside);
+    rte_hash_del_key(in_table_, &s.outside);
+    for (size_t a = 0; a < external_.size(); ++a) {
+      if (external_[a] != s.outside.addr) continue;
+      const size_t pool = a * kProtocols + proto;
+      free_ports_[pool][free_top_[pool]++] = rte_be_to_cpu_16(s.outside.port);
+    }
+    s.active = false;
+    active_sessions_--;
+    expired_++;
+  }
+
+  rte_hash* out_table_ = nullptr;  // inside (addr, port, proto) -> session
+  rte_hash* in_table_ = nullptr;   // outside (addr, port, proto) -> session
+  std::vector<Session> sessions_;
+  std::vector<uint32_t> external_;  // network order
+  std::vector<std::vector<uint16_t>> free_ports_;
+  std::vector<uint32_t> free_top_;
+  uint32_t internal_net_ = 0, internal_mask_ = 0;  // network order
+  uint16_t port_min_ = 1024, port_max_ = 65535;
+  uint64_t timeout_[kProtocols] = {};
+  uint32_t sweep_ = 0;
+  InputPolicy input_;
+  uint64_t active_sessions_ = 0;
+  uint64_t created_ = 0;
+  uint64_t expired_ = 0;
+  uint64_t translated_out_ = 0;
+  uint64_t translated_in_ = 0;
+  uint64_t pool_exhausted_ = 0;
+  uint64_t table_full_ = 0;
+  uint64_t no_session_ = 0;
+  uint64_t not_translated_ = 0;
+  uint64_t icmp_unsupported_ = 0;
+  uint64_t unsupported_protocol_ = 0;
+  uint64_t truncated_icmp_ = 0;
+  uint64_t ipv6_passed_ = 0;
+};
+
+}  // namespace
+
+NFV_REGISTER_VNF("nat", NatVnf, "source NAT (NAPT) for TCP, UDP and ICMP echo with per-address port pools and timeouts");
+
+}  // namespace nfv
