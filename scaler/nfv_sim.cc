@@ -53,7 +53,7 @@ policy parameters:
   threshold   the same for the starting plan, and target (0.7), tolerance (0.1),
               window (5 slots), max_up (4), max_down (1), min (1), max (64)
   online      the same for the starting plan, and epsilon (0.1), eta (0 = ln(1 + K/epsilon)),
-              utilisation (0.9), min_per_hop (1), keep (1.5),
+              utilisation (0.9), min_per_hop (1), keep (1),
               candidates=path|sla|plan (path), serve_weight (10), window (5) (docs/scaler.md)
 
 A trace whose columns are SRC->DST pairs makes one chain per pair (from SRC

@@ -31,7 +31,7 @@ struct OnlineSettings {
   // Hysteresis of the rounding: a pool keeps an instance it already runs
   // while that leaves it less than `keep` instances above the fractional
   // solution (1 = plain rounding up).
-  double keep = 1.5;
+  double keep = 1;
   // Plan for at least the highest measured rate of the last `window_slots`
   // slots (0 = the forecast alone).
   std::size_t window_slots = 5;
