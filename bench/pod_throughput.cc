@@ -25,17 +25,12 @@
 
 #include "pod_stats.pb.h"
 
-#include "run_command.h"
+#include "testpmd_and_pod.h"
 
 namespace {
 
 constexpr int kFlows = 1024;
 constexpr int kFrameBytes = 64;
-
-struct Result {
-  double mpps = 0;
-  double cycles_per_packet = 0;
-};
 
 // 64-byte Ethernet/IPv4/UDP frames, one per flow, written with libpcap.
 void write_capture(const std::string& path) {
@@ -74,31 +69,7 @@ void write_capture(const std::string& path) {
   pcap_close(dead);
 }
 
-Result run_testpmd(const std::string& pcap, int seconds) {
-  const std::string command = "timeout -s INT " + std::to_string(seconds + 4) +
-                              " dpdk-testpmd -l 0,1 --no-pci --file-prefix=bench_testpmd --huge-unlink "
-                              "--log-level=lib.eal:warning --vdev 'net_pcap0,rx_pcap=" + pcap +
-                              ",infinite_rx=1' -- --forward-mode=io --port-topology=loop --nb-cores=1 "
-                              "--record-core-cycles --stats-period=1";
-  const std::string out = nfv::bench::run_command(command);
-  // Per-second Rx-pps readings; skip the first (warm-up) and take the median.
-  std::vector<double> pps;
-  std::regex rx_pps(R"(Rx-pps:\s+(\d+))");
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), rx_pps); it != std::sregex_iterator(); ++it)
-    pps.push_back(std::stod((*it)[1]));
-  Result r;
-  if (pps.size() > 2) {
-    pps.erase(pps.begin());
-    std::sort(pps.begin(), pps.end());
-    r.mpps = pps[pps.size() / 2] / 1e6;
-  }
-  std::smatch m;
-  if (std::regex_search(out, m, std::regex(R"(CPU cycles/packet=([0-9.]+))"))) r.cycles_per_packet = std::stod(m[1]);
-  if (r.mpps == 0) std::fprintf(stderr, "testpmd gave no rate; its output:\n%s\n", out.c_str());
-  return r;
-}
-
-Result run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, int hops, int seconds) {
+nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, int hops, int seconds) {
   std::ostringstream config;
   config << "name: bench" << hops << R"(
 sites: [{name: A, lat: 40.78, lon: -73.97}]
@@ -119,19 +90,7 @@ chains:
   const std::string config_path = dir + "/bench" + std::to_string(hops) + ".yaml";
   const std::string stats_path = dir + "/bench" + std::to_string(hops) + ".json";
   std::ofstream(config_path) << config.str();
-  const std::string out = nfv::bench::run_command(pod_binary + " -l 0,1 --log-level=lib.eal:warning -- --config " + config_path +
-                              " --run-for-s " + std::to_string(seconds) + " --stats-interval-s 0 --stats-json " + stats_path);
-  nfv::stats::PodStats stats;
-  std::stringstream json;
-  json << std::ifstream(stats_path).rdbuf();
-  Result r;
-  if (!google::protobuf::util::JsonStringToMessage(json.str(), &stats).ok() || stats.workers_size() == 0) {
-    std::fprintf(stderr, "nfv-pod gave no stats; its output:\n%s\n", out.c_str());
-    return r;
-  }
-  r.mpps = static_cast<double>(stats.ports(0).tx_packets()) / stats.forwarding_s() / 1e6;
-  r.cycles_per_packet = stats.workers(0).cycles_per_packet();
-  return r;
+  return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds);
 }
 
 }  // namespace
@@ -150,15 +109,15 @@ int main(int argc, char** argv) {
               kFrameBytes, kFlows, seconds);
 
   std::printf("  running dpdk-testpmd io-forward ...\n");
-  const Result testpmd = run_testpmd(pcap, seconds);
+  const nfv::bench::Throughput testpmd = nfv::bench::run_testpmd(pcap, seconds, "bench_testpmd");
   std::printf("  running nfv-pod, 1 hop of forward ...\n");
-  const Result one = run_pod(pod, dir, pcap, 1, seconds);
+  const nfv::bench::Throughput one = run_pod(pod, dir, pcap, 1, seconds);
   std::printf("  running nfv-pod, 3 hops of forward ...\n");
-  const Result three = run_pod(pod, dir, pcap, 3, seconds);
+  const nfv::bench::Throughput three = run_pod(pod, dir, pcap, 3, seconds);
 
   std::printf("\n%-28s %10s %16s %14s %8s\n", "configuration", "Mpps", "cycles/packet", "vs testpmd", "target");
   std::printf("%-28s %10.2f %16.1f %14s %8s\n", "dpdk-testpmd io-forward", testpmd.mpps, testpmd.cycles_per_packet, "1.00", "");
-  auto row = [&](const char* name, const Result& r, double target) {
+  auto row = [&](const char* name, const nfv::bench::Throughput& r, double target) {
     const double ratio = testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0;
     std::printf("%-28s %10.2f %16.1f %14.3f %7.0f%% %s\n", name, r.mpps, r.cycles_per_packet, ratio, target * 100,
                 ratio >= target ? "met" : "MISSED");

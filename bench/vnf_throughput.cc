@@ -32,18 +32,13 @@
 #include <rte_mbuf.h>
 
 #include "pod_stats.pb.h"
-#include "run_command.h"
+#include "testpmd_and_pod.h"
 #include "vnf.h"
 
 namespace {
 
 constexpr int kFlows = 1024;
 constexpr int kBurst = 32;
-
-struct Result {
-  double mpps = 0;
-  double cycles_per_packet = 0;
-};
 
 // Ethernet/IPv4/UDP frame of `size` bytes (without FCS) for flow f:
 // 198.18.x.y:1024+f -> 198.19.0.1:9000, payload pseudo-random bytes.
@@ -112,7 +107,7 @@ std::vector<VnfCase> cases(const std::string& dir) {
   };
 }
 
-Result run_in_process(const VnfCase& c, rte_mempool* pool, int size, uint64_t packets) {
+nfv::bench::Throughput run_in_process(const VnfCase& c, rte_mempool* pool, int size, uint64_t packets) {
   auto vnf = nfv::VnfRegistry::instance().create(c.name);
   nfv::VnfSettings settings;
   settings.instance_name = c.name + "@bench";
@@ -144,32 +139,9 @@ Result run_in_process(const VnfCase& c, rte_mempool* pool, int size, uint64_t pa
     at = (at + kBurst) % kFlows;
   }
   rte_pktmbuf_free_bulk(mbufs.data(), kFlows);
-  Result r;
+  nfv::bench::Throughput r;
   r.cycles_per_packet = static_cast<double>(cycles) / static_cast<double>(done);
   r.mpps = static_cast<double>(rte_get_tsc_hz()) / r.cycles_per_packet / 1e6;
-  return r;
-}
-
-Result run_testpmd(const std::string& pcap, int seconds) {
-  const std::string command = "timeout -s INT " + std::to_string(seconds + 4) +
-                              " dpdk-testpmd -l 0,1 --no-pci --file-prefix=bench_vnf_testpmd --huge-unlink "
-                              "--log-level=lib.eal:warning --vdev 'net_pcap0,rx_pcap=" + pcap +
-                              ",infinite_rx=1' -- --forward-mode=io --port-topology=loop --nb-cores=1 "
-                              "--record-core-cycles --stats-period=1";
-  const std::string out = nfv::bench::run_command(command);
-  std::vector<double> pps;
-  std::regex rx_pps(R"(Rx-pps:\s+(\d+))");
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), rx_pps); it != std::sregex_iterator(); ++it)
-    pps.push_back(std::stod((*it)[1]));
-  Result r;
-  if (pps.size() > 2) {
-    pps.erase(pps.begin());  // warm-up
-    std::sort(pps.begin(), pps.end());
-    r.mpps = pps[pps.size() / 2] / 1e6;
-  }
-  std::smatch m;
-  if (std::regex_search(out, m, std::regex(R"(CPU cycles/packet=([0-9.]+))"))) r.cycles_per_packet = std::stod(m[1]);
-  if (r.mpps == 0) std::fprintf(stderr, "testpmd gave no rate; its output:\n%s\n", out.c_str());
   return r;
 }
 
@@ -179,7 +151,7 @@ std::string yaml_params(const std::map<std::string, std::string>& params) {
   return out + "}";
 }
 
-Result run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, const std::string& tag,
+nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, const std::string& tag,
                const std::vector<VnfCase>& hops, int seconds) {
   std::ostringstream config;
   config << "name: vnfbench_" << tag << R"(
@@ -201,20 +173,7 @@ chains:
   const std::string config_path = dir + "/vnfbench_" + tag + ".yaml";
   const std::string stats_path = dir + "/vnfbench_" + tag + ".json";
   std::ofstream(config_path) << config.str();
-  const std::string out = nfv::bench::run_command(pod_binary + " -l 0,1 --file-prefix=vnfbench --log-level=lib.eal:warning -- --config " +
-                                                  config_path + " --run-for-s " + std::to_string(seconds) +
-                                                  " --stats-interval-s 0 --stats-json " + stats_path);
-  nfv::stats::PodStats stats;
-  std::stringstream json;
-  json << std::ifstream(stats_path).rdbuf();
-  Result r;
-  if (!google::protobuf::util::JsonStringToMessage(json.str(), &stats).ok() || stats.workers_size() == 0) {
-    std::fprintf(stderr, "nfv-pod gave no stats; its output:\n%s\n", out.c_str());
-    return r;
-  }
-  r.mpps = static_cast<double>(stats.ports(0).tx_packets()) / stats.forwarding_s() / 1e6;
-  r.cycles_per_packet = stats.workers(0).cycles_per_packet();
-  return r;
+  return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds, "--file-prefix=vnfbench");
 }
 
 }  // namespace
@@ -241,8 +200,8 @@ int main(int argc, char** argv) {
   std::printf("\n1. process() alone, in process (TSC %.2f GHz)\n", static_cast<double>(rte_get_tsc_hz()) / 1e9);
   std::printf("%-12s %14s %10s %14s %10s %8s\n", "vnf", "cycles/pkt 64B", "Mpps 64B", "cycles/pkt 512B", "Mpps 512B", "<= 300");
   for (const auto& c : vnfs) {
-    const Result small = run_in_process(c, pool, 64, 2000000);
-    const Result large = run_in_process(c, pool, 512, 1000000);
+    const nfv::bench::Throughput small = run_in_process(c, pool, 64, 2000000);
+    const nfv::bench::Throughput large = run_in_process(c, pool, 512, 1000000);
     const char* target = c.name == "ids" ? "n/a" : small.cycles_per_packet <= 300 ? "met" : "MISSED";
     std::printf("%-12s %14.1f %10.2f %14.1f %10.2f %8s\n", c.name.c_str(), small.cycles_per_packet, small.mpps, large.cycles_per_packet,
                 large.mpps, target);
@@ -255,18 +214,18 @@ int main(int argc, char** argv) {
   for (const int size : {64, 512}) {
     const std::string pcap = dir + "/vnfbench_" + std::to_string(size) + "B.pcap";
     write_capture(pcap, size);
-    const Result testpmd = run_testpmd(pcap, seconds);
+    const nfv::bench::Throughput testpmd = nfv::bench::run_testpmd(pcap, seconds, "bench_vnf_testpmd");
     std::printf("\n%d B frames\n%-36s %10s %16s %12s\n", size, "configuration", "Mpps", "cycles/packet", "vs testpmd");
     std::printf("%-36s %10.2f %16.1f %12s\n", "dpdk-testpmd io-forward", testpmd.mpps, testpmd.cycles_per_packet, "1.000");
     ok = ok && testpmd.mpps > 0;
     for (const auto& c : vnfs) {
-      const Result r = run_pod(pod, dir, pcap, c.name + std::to_string(size), {c}, seconds);
+      const nfv::bench::Throughput r = run_pod(pod, dir, pcap, c.name + std::to_string(size), {c}, seconds);
       std::printf("%-36s %10.2f %16.1f %12.3f\n", ("nfv-pod, 1 hop: " + c.name).c_str(), r.mpps, r.cycles_per_packet,
                   testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0);
       std::fflush(stdout);
       ok = ok && r.mpps > 0;
     }
-    const Result r = run_pod(pod, dir, pcap, "chain" + std::to_string(size), chain, seconds);
+    const nfv::bench::Throughput r = run_pod(pod, dir, pcap, "chain" + std::to_string(size), chain, seconds);
     const double ratio = testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0;
     std::printf("%-36s %10.2f %16.1f %12.3f  target 0.25 %s\n", "nfv-pod, fw(1k)->nat->lb->router(10k)", r.mpps, r.cycles_per_packet, ratio,
                 ratio >= 0.25 ? "met" : "MISSED");

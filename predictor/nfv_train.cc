@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "predictor.h"
+#include "option_values.h"
 #include "progress_bar.h"
 #include "rate_trace.h"
 #include "svg_chart.h"
@@ -62,34 +63,10 @@ struct Options {
   bool quiet = false;
 };
 
-double number(const std::string& option, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(value)) return value;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument(option + ": expected a number, got '" + text + "'");
-}
-
-std::size_t count(const std::string& option, const std::string& text) {
-  const double value = number(option, text);
-  if (value < 0 || value != std::floor(value)) throw std::invalid_argument(option + ": expected a whole number >= 0, got '" + text + "'");
-  return static_cast<std::size_t>(value);
-}
-
 std::size_t positive(const std::string& option, const std::string& text) {
-  const std::size_t value = count(option, text);
+  const std::size_t value = nfv::option_count(option, text);
   if (value == 0) throw std::invalid_argument(option + ": expected at least 1, got '" + text + "'");
   return value;
-}
-
-std::optional<nfv::RateUnit> parse_rate_unit(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  if (text == "Mbit/s") return nfv::RateUnit::mbit_per_s;
-  if (text == "req/s") return nfv::RateUnit::requests_per_s;
-  if (text == "pkt/s") return nfv::RateUnit::packets_per_s;
-  throw std::invalid_argument("--trace-unit: expected Mbit/s, req/s or pkt/s, got '" + text + "'");
 }
 
 Options parse_options(int argc, char** argv) {
@@ -115,7 +92,7 @@ Options parse_options(int argc, char** argv) {
     if (option == "--trace") o.trace = value;
     else if (option == "--trace-unit") o.trace_unit = value;
     else if (option == "--nasa") o.nasa = value;
-    else if (option == "--block") o.block = count(option, value);
+    else if (option == "--block") o.block = nfv::option_count(option, value);
     else if (option == "--model") {
       try {
         o.config.cell = nfv::parse_rnn_cell(value);
@@ -128,19 +105,19 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--quantiles") {
       std::stringstream in(value);
       for (std::string part; std::getline(in, part, ',');) {
-        const double level = number(option, part);
+        const double level = nfv::option_number(option, part);
         if (!(level > 0 && level < 1)) throw std::invalid_argument(option + ": levels must be in (0, 1), got '" + part + "'");
         o.config.quantiles.push_back(level);
       }
     } else if (option == "--period") o.period = positive(option, value);
     else if (option == "--epochs") o.settings.max_epochs = positive(option, value);
     else if (option == "--patience") o.settings.patience = positive(option, value);
-    else if (option == "--validation") o.settings.validation_slots = count(option, value);
+    else if (option == "--validation") o.settings.validation_slots = nfv::option_count(option, value);
     else if (option == "--sequence") o.settings.sequence_slots = positive(option, value);
-    else if (option == "--burn-in") o.settings.burn_in_slots = count(option, value);
+    else if (option == "--burn-in") o.settings.burn_in_slots = nfv::option_count(option, value);
     else if (option == "--batch") o.settings.batch = positive(option, value);
-    else if (option == "--lr") o.settings.learning_rate = number(option, value);
-    else if (option == "--seed") o.settings.seed = count(option, value);
+    else if (option == "--lr") o.settings.learning_rate = nfv::option_number(option, value);
+    else if (option == "--seed") o.settings.seed = nfv::option_count(option, value);
     else if (option == "--threads") o.threads = static_cast<int>(positive(option, value));
     else if (option == "--out") o.out = value;
     else if (option == "--curve") o.curve = value;
@@ -166,7 +143,7 @@ nfv::RateTrace load_block(const Options& o, std::string& source) {
   } else {
     source = o.trace.empty() ? shared("traffic/abilene/abilene_tm_5min_mbps.csv") : o.trace;
     nfv::RateTraceFile file = o.trace.empty() ? nfv::load_abilene_traffic(source)
-                                              : nfv::read_rate_trace_csv(source, parse_rate_unit(o.trace_unit));
+                                              : nfv::read_rate_trace_csv(source, nfv::option_rate_unit("--trace-unit", o.trace_unit));
     blocks = std::move(file.blocks);
   }
   if (o.block >= blocks.size())

@@ -14,6 +14,7 @@
 
 #include "calibration.h"
 #include "environment.h"
+#include "option_values.h"
 #include "policy.h"
 #include "rate_trace.h"
 #include "simulator.h"
@@ -89,30 +90,6 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
-double number(const std::string& option, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(value)) return value;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument(option + ": expected a number, got '" + text + "'");
-}
-
-std::size_t count(const std::string& option, const std::string& text) {
-  const double value = number(option, text);
-  if (value < 0 || value != std::floor(value)) throw std::invalid_argument(option + ": expected a whole number >= 0, got '" + text + "'");
-  return static_cast<std::size_t>(value);
-}
-
-std::optional<nfv::RateUnit> parse_rate_unit(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  if (text == "Mbit/s") return nfv::RateUnit::mbit_per_s;
-  if (text == "req/s") return nfv::RateUnit::requests_per_s;
-  if (text == "pkt/s") return nfv::RateUnit::packets_per_s;
-  throw std::invalid_argument("--trace-unit: expected Mbit/s, req/s or pkt/s, got '" + text + "'");
-}
-
 Options parse_options(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -134,26 +111,26 @@ Options parse_options(int argc, char** argv) {
     if (option == "--topology") o.topology = value;
     else if (option == "--trace") o.trace = value;
     else if (option == "--trace-unit") o.trace_unit = value;
-    else if (option == "--block") o.block = count(option, value);
-    else if (option == "--slots") o.slots = count(option, value);
+    else if (option == "--block") o.block = nfv::option_count(option, value);
+    else if (option == "--slots") o.slots = nfv::option_count(option, value);
     else if (option == "--vnfs") o.vnfs = value;
-    else if (option == "--sla-ms") o.sla_ms = number(option, value);
+    else if (option == "--sla-ms") o.sla_ms = nfv::option_number(option, value);
     else if (option == "--policy") o.policy = value;
     else if (option == "--param") {
       const auto equals = value.find('=');
       if (equals == std::string::npos || equals == 0) throw std::invalid_argument("--param: expected KEY=VALUE, got '" + value + "'");
       o.params[value.substr(0, equals)] = value.substr(equals + 1);
-    } else if (option == "--horizon") o.horizon = count(option, value);
-    else if (option == "--slot-seconds") o.sim.scale.slot_wall_seconds = number(option, value);
-    else if (option == "--packet-bytes") o.sim.scale.mean_packet_bytes = number(option, value);
-    else if (option == "--volume-scale") o.sim.scale.volume_scale = number(option, value);
+    } else if (option == "--horizon") o.horizon = nfv::option_count(option, value);
+    else if (option == "--slot-seconds") o.sim.scale.slot_wall_seconds = nfv::option_number(option, value);
+    else if (option == "--packet-bytes") o.sim.scale.mean_packet_bytes = nfv::option_number(option, value);
+    else if (option == "--volume-scale") o.sim.scale.volume_scale = nfv::option_number(option, value);
     else if (option == "--queue-packets") {
-      o.sim.queue_packets_per_instance = number(option, value);
+      o.sim.queue_packets_per_instance = nfv::option_number(option, value);
       o.queue_given = true;
     }
-    else if (option == "--sla-penalty") o.sim.sla.price = number(option, value);
+    else if (option == "--sla-penalty") o.sim.sla.price = nfv::option_number(option, value);
     else if (option == "--sla-basis") o.sim.sla.basis = nfv::parse_sla_basis(value);
-    else if (option == "--site-capacity") o.site_capacity = static_cast<std::uint32_t>(count(option, value));
+    else if (option == "--site-capacity") o.site_capacity = static_cast<std::uint32_t>(nfv::option_count(option, value));
     else if (option == "--calibration") o.calibration = value;
     else if (option == "--csv") o.csv = value;
     else if (option == "--chain-csv") o.chain_csv = value;
@@ -221,7 +198,7 @@ int run(const Options& o) {
 
   const std::string trace_path = o.trace.empty() ? default_trace() : o.trace;
   const nfv::RateTraceFile file = o.trace.empty() ? nfv::load_abilene_traffic(trace_path)
-                                                  : nfv::read_rate_trace_csv(trace_path, parse_rate_unit(o.trace_unit));
+                                                  : nfv::read_rate_trace_csv(trace_path, nfv::option_rate_unit("--trace-unit", o.trace_unit));
   const std::size_t block = o.block.value_or(file.blocks.size() - 1);
   if (block >= file.blocks.size())
     throw std::invalid_argument("--block: " + std::to_string(block) + ", the trace has " +

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "calibration.h"
+#include "option_values.h"
 #include "rate_trace.h"
 #include "topology.h"
 
@@ -24,18 +25,18 @@ std::vector<std::string> split_list(const std::string& text) {
   return parts;
 }
 
-std::optional<RateUnit> unit_of(const std::string& text, const YamlSource& source) {
-  if (text.empty()) return std::nullopt;
-  if (text == "Mbit/s") return RateUnit::mbit_per_s;
-  if (text == "req/s") return RateUnit::requests_per_s;
-  if (text == "pkt/s") return RateUnit::packets_per_s;
-  throw std::runtime_error(source.locate("trace.unit", "Mbit/s, req/s or pkt/s, not '" + text + "'"));
+std::optional<RateUnit> trace_unit(const std::string& text, const YamlSource& source) {
+  try {
+    return option_rate_unit("trace.unit", text);
+  } catch (const std::invalid_argument&) {
+    throw std::runtime_error(source.locate("trace.unit", "Mbit/s, req/s or pkt/s, not '" + text + "'"));
+  }
 }
 
 // The trace's rows for the run: a block, a window, every Nth row.
 RateTrace trace_rows(const scaler::TraceSource& t, const YamlSource& source) {
   const RateTraceFile file = t.abilene() ? load_abilene_traffic(shared_data("traffic/abilene/abilene_tm_5min_mbps.csv"))
-                                         : read_rate_trace_csv(t.csv(), unit_of(t.unit(), source));
+                                         : read_rate_trace_csv(t.csv(), trace_unit(t.unit(), source));
   if (t.block() >= file.blocks.size())
     throw std::runtime_error(source.locate("trace.block", "a block of the trace, which has " +
                                                               std::to_string(file.blocks.size())));
