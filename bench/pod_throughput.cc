@@ -70,26 +70,12 @@ void write_capture(const std::string& path) {
 }
 
 nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, int hops, int seconds) {
-  std::ostringstream config;
-  config << "name: bench" << hops << R"(
-sites: [{name: A, lat: 40.78, lon: -73.97}]
-hosted_sites: [A]
-mempool: {mbufs: 65535}
-ports:
-  - {name: p, driver: pcap, site: A, rx_pcap: )" << pcap << R"(, rx_pcap_loop: true}
-chains:
-  - name: bench
-    id: 1
-    ingress_site: A
-    egress_site: A
-    egress_port: p
-    match: [{dst_prefix: 198.19.0.0/16, protocol: udp}]
-    hops:
-)";
-  for (int h = 0; h < hops; ++h) config << "      - {vnf: forward, site: A}\n";
+  std::ostringstream hop_lines;
+  for (int h = 0; h < hops; ++h) hop_lines << "      - {vnf: forward, site: A}\n";
+  const std::string config = nfv::bench::one_site_pod_config("bench" + std::to_string(hops), pcap, hop_lines.str());
   const std::string config_path = dir + "/bench" + std::to_string(hops) + ".yaml";
   const std::string stats_path = dir + "/bench" + std::to_string(hops) + ".json";
-  std::ofstream(config_path) << config.str();
+  std::ofstream(config_path) << config;
   return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds);
 }
 

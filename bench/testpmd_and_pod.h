@@ -47,6 +47,27 @@ inline Throughput run_testpmd(const std::string& pcap, int seconds, const std::s
   return r;
 }
 
+// A one-site pod whose net_pcap port replays `pcap` forever and sends the
+// one chain's output back out of it (tx drops); `hops_yaml` lists the hops,
+// one "      - {vnf: ...}" line each.
+inline std::string one_site_pod_config(const std::string& name, const std::string& pcap, const std::string& hops_yaml) {
+  return "name: " + name + R"(
+sites: [{name: A, lat: 40.78, lon: -73.97}]
+hosted_sites: [A]
+mempool: {mbufs: 65535}
+ports:
+  - {name: p, driver: pcap, site: A, rx_pcap: )" + pcap + R"(, rx_pcap_loop: true}
+chains:
+  - name: bench
+    id: 1
+    ingress_site: A
+    egress_site: A
+    egress_port: p
+    match: [{dst_prefix: 198.19.0.0/16, protocol: udp}]
+    hops:
+)" + hops_yaml;
+}
+
 // nfv-pod on lcores 0 (main) and 1 (the worker) for `seconds`: port 0's tx
 // rate and the worker's cycles per packet, from --stats-json.
 inline Throughput run_pod_config(const std::string& pod_binary, const std::string& config_path,

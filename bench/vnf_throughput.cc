@@ -153,26 +153,12 @@ std::string yaml_params(const std::map<std::string, std::string>& params) {
 
 nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, const std::string& tag,
                const std::vector<VnfCase>& hops, int seconds) {
-  std::ostringstream config;
-  config << "name: vnfbench_" << tag << R"(
-sites: [{name: A, lat: 40.78, lon: -73.97}]
-hosted_sites: [A]
-mempool: {mbufs: 65535}
-ports:
-  - {name: p, driver: pcap, site: A, rx_pcap: )" << pcap << R"(, rx_pcap_loop: true}
-chains:
-  - name: bench
-    id: 1
-    ingress_site: A
-    egress_site: A
-    egress_port: p
-    match: [{dst_prefix: 198.19.0.0/16, protocol: udp}]
-    hops:
-)";
-  for (const auto& h : hops) config << "      - {vnf: " << h.name << ", site: A, params: " << yaml_params(h.params) << "}\n";
+  std::ostringstream hop_lines;
+  for (const auto& h : hops) hop_lines << "      - {vnf: " << h.name << ", site: A, params: " << yaml_params(h.params) << "}\n";
+  const std::string config = nfv::bench::one_site_pod_config("vnfbench_" + tag, pcap, hop_lines.str());
   const std::string config_path = dir + "/vnfbench_" + tag + ".yaml";
   const std::string stats_path = dir + "/vnfbench_" + tag + ".json";
-  std::ofstream(config_path) << config.str();
+  std::ofstream(config_path) << config;
   return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds, "--file-prefix=vnfbench");
 }
 

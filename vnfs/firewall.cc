@@ -112,10 +112,8 @@ class FirewallVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    std::vector<std::string> known = {"rules_file", "random_rules", "default", "seed"};
-    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
-    settings.reject_unknown(known);
-    input_.init(settings, InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
+    input_.init(settings, {"rules_file", "random_rules", "default", "seed"},
+                InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
     const std::string def = settings.get_string("default", "deny");
     if (def != "allow" && def != "deny") throw VnfConfigError("default", "'allow' or 'deny', got '" + def + "'");
     default_allow_ = def == "allow";

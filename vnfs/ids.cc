@@ -58,10 +58,8 @@ bool parse_quoted(const std::string& text, size_t& pos, std::string& out) {
 class IdsVnf final : public Vnf {
  public:
   void init(const VnfSettings& settings) override {
-    std::vector<std::string> known = {"signatures_file", "random_signatures", "seed"};
-    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
-    settings.reject_unknown(known);
-    input_.init(settings, InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = false});
+    input_.init(settings, {"signatures_file", "random_signatures", "seed"},
+                InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = false});
     std::vector<Signature> signatures;
     const std::string file = settings.get_string("signatures_file", "");
     if (!file.empty()) {

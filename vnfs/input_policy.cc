@@ -12,12 +12,9 @@ bool read_policy(const VnfSettings& settings, const std::string& key, bool drop_
 
 }  // namespace
 
-const std::vector<std::string>& InputPolicy::param_names() {
-  static const std::vector<std::string> names = {"malformed", "non_ip", "fragments", "jumbo"};
-  return names;
-}
-
-void InputPolicy::init(const VnfSettings& settings, InputPolicyDefaults defaults) {
+void InputPolicy::init(const VnfSettings& settings, std::vector<std::string> vnf_params, InputPolicyDefaults defaults) {
+  for (const char* name : {"malformed", "non_ip", "fragments", "jumbo"}) vnf_params.push_back(name);
+  settings.reject_unknown(vnf_params);
   drop_malformed_ = read_policy(settings, "malformed", defaults.drop_malformed);
   drop_non_ip_ = read_policy(settings, "non_ip", defaults.drop_non_ip);
   drop_fragments_ = read_policy(settings, "fragments", defaults.drop_fragments);

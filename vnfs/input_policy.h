@@ -26,9 +26,10 @@ struct InputPolicyDefaults {
 
 class InputPolicy {
  public:
-  // Params read: malformed, non_ip, fragments, jumbo (each "drop" or "pass").
-  static const std::vector<std::string>& param_names();
-  void init(const VnfSettings& settings, InputPolicyDefaults defaults);
+  // Reads malformed, non_ip, fragments, jumbo (each "drop" or "pass"), and
+  // rejects any param that is neither one of those nor in `vnf_params` (the
+  // VNF's own), so every VNF checks its params the same way.
+  void init(const VnfSettings& settings, std::vector<std::string> vnf_params, InputPolicyDefaults defaults);
 
   // Parses `m` and decides. kProcess: headers are sound, L4 is present (unless
   // the protocol has none). kPass/kDrop: the reason has been counted.

@@ -80,10 +80,8 @@ class LoadBalancerVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    std::vector<std::string> known = {"services", "down", "table_size", "connections", "conn_timeout"};
-    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
-    settings.reject_unknown(known);
-    input_.init(settings, InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
+    input_.init(settings, {"services", "down", "table_size", "connections", "conn_timeout"},
+                InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
     parse_services(settings.get_string("services", ""));
     table_size_ = static_cast<uint32_t>(settings.get_uint("table_size", 65537, 3, 1u << 24));
     if (!lb::is_prime(table_size_)) throw VnfConfigError("table_size", "a prime (e.g. 65537), got " + std::to_string(table_size_));

@@ -64,10 +64,8 @@ class MonitorVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    std::vector<std::string> known = {"flows", "top_k", "sketch_width", "sketch_depth", "export_interval_ms"};
-    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
-    settings.reject_unknown(known);
-    input_.init(settings, InputPolicyDefaults{.drop_malformed = false, .drop_non_ip = false, .drop_fragments = false});
+    input_.init(settings, {"flows", "top_k", "sketch_width", "sketch_depth", "export_interval_ms"},
+                InputPolicyDefaults{.drop_malformed = false, .drop_non_ip = false, .drop_fragments = false});
     const uint32_t flows = static_cast<uint32_t>(settings.get_uint("flows", 65536, 64, 1u << 24));
     k_ = static_cast<uint32_t>(settings.get_uint("top_k", 10, 1, kMaxTopK));
     sketch_.init(static_cast<uint32_t>(settings.get_uint("sketch_width", 4096, 64, 1u << 24)),

@@ -59,11 +59,9 @@ class NatVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    std::vector<std::string> known = {"external", "internal", "port_min", "port_max", "sessions",
-                                      "tcp_timeout", "udp_timeout", "icmp_timeout"};
-    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
-    settings.reject_unknown(known);
-    input_.init(settings, InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
+    input_.init(settings, {"external", "internal", "port_min", "port_max", "sessions",
+                           "tcp_timeout", "udp_timeout", "icmp_timeout"},
+                InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
     for (const std::string& a : split(settings.get_string("external", ""), ',')) {
       in_addr addr;
       if (inet_pton(AF_INET, a.c_str(), &addr) != 1) throw VnfConfigError("external", "IPv4 addresses separated by commas, got '" + a + "'");

@@ -36,10 +36,8 @@ class RateLimitVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    std::vector<std::string> known = {"mode", "per", "cir", "cbs", "ebs", "pir", "pbs", "drop", "colour_aware", "flows"};
-    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
-    settings.reject_unknown(known);
-    input_.init(settings, InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = false});
+    input_.init(settings, {"mode", "per", "cir", "cbs", "ebs", "pir", "pbs", "drop", "colour_aware", "flows"},
+                InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = false});
     const std::string mode = settings.get_string("mode", "srtcm");
     if (mode != "srtcm" && mode != "trtcm") throw VnfConfigError("mode", "'srtcm' or 'trtcm', got '" + mode + "'");
     trtcm_ = mode == "trtcm";

@@ -38,10 +38,8 @@ class RouterVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    std::vector<std::string> known = {"routes_file", "random_routes", "seed", "src_mac"};
-    for (const auto& p : InputPolicy::param_names()) known.push_back(p);
-    settings.reject_unknown(known);
-    input_.init(settings, InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = true, .drop_fragments = false});
+    input_.init(settings, {"routes_file", "random_routes", "seed", "src_mac"},
+                InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = true, .drop_fragments = false});
     const std::string src_mac = settings.get_string("src_mac", "");
     if (!src_mac.empty()) {
       if (!parse_mac(src_mac, src_mac_.addr_bytes)) throw VnfConfigError("src_mac", "a MAC aa:bb:cc:dd:ee:ff, got '" + src_mac + "'");
