@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "abilene_pods.h"
 #include "journal.h"
 #include "pod_runner.h"
 #include "rate_trace.h"
@@ -43,15 +44,6 @@ RateTrace compressed_day() {
   return out;
 }
 
-constexpr const char* kSites = R"(sites:
-  - {name: NYCMng, lat: 40.7833, lon: -73.9667}
-  - {name: CHINng, lat: 41.8333, lon: -87.6167}
-  - {name: KSCYng, lat: 38.961694, lon: -96.596704}
-links:
-  - {from: NYCMng, to: CHINng, route_factor: 1.3, bidirectional: true}
-  - {from: CHINng, to: KSCYng, route_factor: 1.3, bidirectional: true}
-)";
-
 std::string pod_chains() {
   const std::string hop = ", max_instances: 16, queue_packets: 512, service_rate_pps: " + std::to_string(kInstanceRate) + "}";
   return std::string(R"(chains:
@@ -76,24 +68,9 @@ std::string pod_chains() {
       - {vnf: forward, site: CHINng, instances: 3)" + hop + "\n";
 }
 
-std::string control(int port) { return "control: {port: " + std::to_string(port) + ", token: t}\n"; }
-
 TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPolicyLive) {
   const std::string dir = make_temp_dir("scaler_pods");
   write_file(dir + "/trace.csv", rate_trace_to_csv(compressed_day()));
-  const std::string shared = std::string(kSites) + pod_chains();
-  const std::string nycm = "name: sp_nycm\nhosted_sites: [NYCMng]\n" + control(kControlBase) +
-                           "ports:\n  - {name: in, driver: memif, site: NYCMng, memif_role: server, memif_socket: " + dir +
-                           "/in.sock}\n  - {name: to_chin, driver: memif, site: NYCMng, peer_sites: [CHINng, KSCYng], "
-                           "memif_role: client, memif_socket: " + dir + "/nycm-chin.sock}\n" + shared;
-  const std::string chin = "name: sp_chin\nhosted_sites: [CHINng]\n" + control(kControlBase + 1) +
-                           "ports:\n  - {name: from_nycm, driver: memif, site: CHINng, peer_sites: [NYCMng], memif_role: "
-                           "server, memif_socket: " + dir + "/nycm-chin.sock}\n  - {name: to_kscy, driver: memif, site: "
-                           "CHINng, peer_sites: [KSCYng], memif_role: client, memif_socket: " + dir + "/chin-kscy.sock}\n" + shared;
-  const std::string kscy = "name: sp_kscy\nhosted_sites: [KSCYng]\n" + control(kControlBase + 2) +
-                           "ports:\n  - {name: from_chin, driver: memif, site: KSCYng, peer_sites: [CHINng], memif_role: "
-                           "server, memif_socket: " + dir + "/chin-kscy.sock}\n  - {name: out, driver: memif, site: KSCYng, "
-                           "memif_role: server, memif_socket: " + dir + "/out.sock}\n" + shared;
   // The scaler's view: the same sites, one VNF type, the pods' plan to start from.
   write_file(dir + "/topology.yaml", std::string("name: three\n") + R"(sites:
   - {name: NYCMng, lat: 40.7833, lon: -73.9667, instance_capacity: 16, operating_price: 1, deployment_price: 5}
@@ -138,9 +115,7 @@ generator:
 sink: {port: from_pod}
 )";
   const std::vector<std::string> stop{"--stop-when-idle-ms", "4000"};
-  PodRun kscy_pod = start_pod(dir, "sp_kscy", kscy, stop, "0");
-  PodRun chin_pod = start_pod(dir, "sp_chin", chin, stop, "1");
-  PodRun nycm_pod = start_pod(dir, "sp_nycm", nycm, stop, "0");
+  AbilenePods pods = start_abilene_pods(dir, "sp_", pod_chains(), stop, kControlBase);
   // Traffic first: the pods serve their control APIs once their links are up.
   ReplayRun replay = start_replay(dir, "sp_replay", replay_yaml, "1", {"--quiet"});
   const std::string nfvctl = std::getenv("NFVCTL");
@@ -150,7 +125,7 @@ sink: {port: from_pod}
       up = run_command(nfvctl + " --addr 127.0.0.1:" + std::to_string(port) + " status", 5).exit_code == 0;
       if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    ASSERT_TRUE(up) << "pod control port " << port << "\n" << nycm_pod.logs();
+    ASSERT_TRUE(up) << "pod control port " << port << "\n" << pods.nycm.logs();
   }
   const char* scaler_binary = std::getenv("NFV_SCALER");
   ASSERT_NE(scaler_binary, nullptr);
@@ -174,7 +149,7 @@ sink: {port: from_pod}
 
   ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
   ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  for (PodRun* pod : {&nycm_pod, &chin_pod, &kscy_pod}) {
+  for (PodRun* pod : pods.all()) {
     ASSERT_EQ(pod->wait(), 0) << pod->logs();
     EXPECT_EQ(pod->stats().mempool_in_use_after_close(), 0) << pod->name;
   }

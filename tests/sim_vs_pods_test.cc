@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "abilene_pods.h"
 #include "pod_runner.h"
 #include "rate_trace.h"
 #include "replay_runner.h"
@@ -50,19 +51,12 @@ RateTrace day_of_abilene() {
   return day;
 }
 
-// Sites, links and chains every pod shares (demo3's, with the plan's hops).
-std::string shared_part() {
+// The chains every pod runs (demo3's, with the plan's hops).
+std::string plan_chains() {
   const std::string hop = ", queue_packets: " + std::to_string(kQueue) + ", service_rate_pps: ";
   const std::string counter = hop + std::to_string(static_cast<int>(kCounterRate)) + "}";
   const std::string forward = hop + std::to_string(static_cast<int>(kForwardRate)) + "}";
-  return R"(sites:
-  - {name: NYCMng, lat: 40.7833, lon: -73.9667}
-  - {name: CHINng, lat: 41.8333, lon: -87.6167}
-  - {name: KSCYng, lat: 38.961694, lon: -96.596704}
-links:
-  - {from: NYCMng, to: CHINng, route_factor: 1.3, bidirectional: true}
-  - {from: CHINng, to: KSCYng, route_factor: 1.3, bidirectional: true}
-chains:
+  return R"(chains:
   - name: video
     id: 100
     ingress_site: NYCMng
@@ -107,21 +101,6 @@ TEST(SimulatorAgainstPods, ServesTheSameTrafficPerSlotAndDropsInTheSameSlots) {
   write_file(dir + "/trace.csv", rate_trace_to_csv(day_of_abilene()));
 
   // --- The real run: replay -> NYCM -> CHIN -> KSCY -> sink ---------------
-  const std::string shared = shared_part();
-  const std::string nycm = "name: svp_nycm\nhosted_sites: [NYCMng]\nports:\n"
-                           "  - {name: in, driver: memif, site: NYCMng, memif_role: server, memif_socket: " + dir + "/in.sock}\n"
-                           "  - {name: to_chin, driver: memif, site: NYCMng, peer_sites: [CHINng, KSCYng], memif_role: client, "
-                           "memif_socket: " + dir + "/nycm-chin.sock}\n" + shared;
-  const std::string chin = "name: svp_chin\nhosted_sites: [CHINng]\nports:\n"
-                           "  - {name: from_nycm, driver: memif, site: CHINng, peer_sites: [NYCMng], memif_role: server, "
-                           "memif_socket: " + dir + "/nycm-chin.sock}\n"
-                           "  - {name: to_kscy, driver: memif, site: CHINng, peer_sites: [KSCYng], memif_role: client, "
-                           "memif_socket: " + dir + "/chin-kscy.sock}\n" + shared;
-  const std::string kscy = "name: svp_kscy\nhosted_sites: [KSCYng]\nports:\n"
-                           "  - {name: from_chin, driver: memif, site: KSCYng, peer_sites: [CHINng], memif_role: server, "
-                           "memif_socket: " + dir + "/chin-kscy.sock}\n"
-                           "  - {name: out, driver: memif, site: KSCYng, memif_role: server, memif_socket: " + dir + "/out.sock}\n" +
-                           shared;
   const std::string replay_yaml = R"(name: svp_replay
 ports:
   - {name: to_pod, driver: memif, memif_role: client, memif_socket: )" + dir + R"(/in.sock}
@@ -140,12 +119,10 @@ sink: {port: from_pod}
 )";
   const std::vector<std::string> stop{"--stop-when-idle-ms", "3000"};
   // Downstream first; the pods wait for their memif peers.
-  PodRun kscy_pod = start_pod(dir, "svp_kscy", kscy, stop, "0");
-  PodRun chin_pod = start_pod(dir, "svp_chin", chin, stop, "1");
-  PodRun nycm_pod = start_pod(dir, "svp_nycm", nycm, stop, "0");
+  AbilenePods pods = start_abilene_pods(dir, "svp_", plan_chains(), stop);
   ReplayRun replay = start_replay(dir, "svp_replay", replay_yaml, "1", {"--quiet"});
-  ASSERT_EQ(replay.process->wait(std::chrono::seconds(90)), 0) << replay.logs() << nycm_pod.logs();
-  for (PodRun* pod : {&nycm_pod, &chin_pod, &kscy_pod}) {
+  ASSERT_EQ(replay.process->wait(std::chrono::seconds(90)), 0) << replay.logs() << pods.nycm.logs();
+  for (PodRun* pod : pods.all()) {
     ASSERT_EQ(pod->wait(), 0) << pod->logs();
     EXPECT_EQ(pod->stats().mempool_in_use_after_close(), 0) << pod->name;
   }
@@ -153,13 +130,13 @@ sink: {port: from_pod}
   // --- Calibration from the pods' counters ---------------------------------
   const CommandResult calibrate =
       run_command(std::string(std::getenv("NFV_CALIBRATE")) + " --output " + dir + "/calibration.yaml " +
-                  nycm_pod.stats_path() + " " + chin_pod.stats_path() + " " + kscy_pod.stats_path() + " 2>&1");
+                  pods.nycm.stats_path() + " " + pods.chin.stats_path() + " " + pods.kscy.stats_path() + " 2>&1");
   ASSERT_EQ(calibrate.exit_code, 0) << calibrate.output;
   const std::string calibration = read_file(dir + "/calibration.yaml");
   EXPECT_NE(calibration.find("{vnf: \"counter\", service_rate_pps: 10000,"), std::string::npos) << calibration;
   EXPECT_NE(calibration.find("{vnf: \"forward\", service_rate_pps: 20000,"), std::string::npos) << calibration;
   EXPECT_NE(calibration.find("queue_packets_per_instance: " + std::to_string(kQueue)), std::string::npos) << calibration;
-  const auto nycm_stats = nycm_pod.stats();
+  const auto nycm_stats = pods.nycm.stats();
   for (const auto& link : nycm_stats.links()) {
     char delay[64];
     std::snprintf(delay, sizeof delay, "delay_ms: %.6g}", link.delay_ms());
