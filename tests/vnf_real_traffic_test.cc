@@ -12,53 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include "namespace_pair.h"
 #include "pod_runner.h"
 
 namespace nfv::test {
 namespace {
-
-class Namespaces {
- public:
-  Namespaces() {
-    teardown();
-    const auto r = run_command(R"(set -e
-ip netns add nfvv-cli
-ip netns add nfvv-srv
-ip link add nfvv-c0 type veth peer name nfvv-c1
-ip link add nfvv-s0 type veth peer name nfvv-s1
-ip link set nfvv-c0 netns nfvv-cli
-ip link set nfvv-s0 netns nfvv-srv
-ip netns exec nfvv-cli ip addr add 198.18.1.1/24 dev nfvv-c0
-ip netns exec nfvv-srv ip addr add 198.18.1.2/24 dev nfvv-s0
-for ns in nfvv-cli nfvv-srv; do ip netns exec $ns ip link set lo up; done
-ip netns exec nfvv-cli ip link set nfvv-c0 up
-ip netns exec nfvv-srv ip link set nfvv-s0 up
-sysctl -qw net.ipv6.conf.nfvv-c1.disable_ipv6=1 net.ipv6.conf.nfvv-s1.disable_ipv6=1
-ip link set nfvv-c1 up
-ip link set nfvv-s1 up
-for i in nfvv-c1 nfvv-s1; do ethtool -K $i tx off rx off >/dev/null; done
-ip netns exec nfvv-cli ethtool -K nfvv-c0 tx off rx off >/dev/null
-ip netns exec nfvv-srv ethtool -K nfvv-s0 tx off rx off >/dev/null
-CMAC=$(ip netns exec nfvv-cli cat /sys/class/net/nfvv-c0/address)
-SMAC=$(ip netns exec nfvv-srv cat /sys/class/net/nfvv-s0/address)
-ip netns exec nfvv-cli ip neigh replace 198.18.1.2 lladdr $SMAC dev nfvv-c0 nud permanent
-ip netns exec nfvv-srv ip neigh replace 198.18.1.1 lladdr $CMAC dev nfvv-s0 nud permanent
-)");
-    ok_ = r.exit_code == 0;
-    error_ = r.output;
-  }
-  ~Namespaces() { teardown(); }
-  bool ok() const { return ok_; }
-  const std::string& error() const { return error_; }
-
- private:
-  static void teardown() {
-    run_command("ip netns del nfvv-cli 2>/dev/null; ip netns del nfvv-srv 2>/dev/null; ip link del nfvv-c1 2>/dev/null; "
-                "ip link del nfvv-s1 2>/dev/null; true");
-  }
-  bool ok_ = false;
-  std::string error_;
-};
 
 std::string pod_config(const std::string& dir) {
   return R"(name: bump
@@ -99,7 +57,7 @@ uint64_t counter(const nfv::stats::HopStats& h, const std::string& name) {
 
 TEST(VnfRealTraffic, CurlThroughFirewallIdsMonitorRatelimit) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root for network namespaces";
-  Namespaces ns;
+  NamespacePair ns("nfvv", "198.18.1");
   ASSERT_TRUE(ns.ok()) << ns.error();
   const std::string dir = make_temp_dir("vnf_real");
   write_file(dir + "/rules.txt",

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "namespace_pair.h"
 #include "pod_runner.h"
 
 namespace nfv::test {
@@ -24,53 +25,6 @@ constexpr int kIntervalUs = 500;
 struct WanCase {
   double delay_ms;
   double loss;
-};
-
-// Two namespaces, each with one end of a veth pair; the other ends stay in
-// the root namespace for the pod's af_packet ports.
-class NamespacePair {
- public:
-  NamespacePair() {
-    teardown();
-    const std::string setup = R"(set -e
-ip netns add nfvw-cli
-ip netns add nfvw-srv
-ip link add nfvw-c0 type veth peer name nfvw-c1
-ip link add nfvw-s0 type veth peer name nfvw-s1
-ip link set nfvw-c0 netns nfvw-cli
-ip link set nfvw-s0 netns nfvw-srv
-ip netns exec nfvw-cli ip addr add 198.18.0.1/24 dev nfvw-c0
-ip netns exec nfvw-srv ip addr add 198.18.0.2/24 dev nfvw-s0
-for ns in nfvw-cli nfvw-srv; do ip netns exec $ns ip link set lo up; done
-ip netns exec nfvw-cli ip link set nfvw-c0 up
-ip netns exec nfvw-srv ip link set nfvw-s0 up
-sysctl -qw net.ipv6.conf.nfvw-c1.disable_ipv6=1 net.ipv6.conf.nfvw-s1.disable_ipv6=1
-ip link set nfvw-c1 up
-ip link set nfvw-s1 up
-ethtool -K nfvw-c1 tx off rx off >/dev/null
-ethtool -K nfvw-s1 tx off rx off >/dev/null
-ip netns exec nfvw-cli ethtool -K nfvw-c0 tx off rx off >/dev/null
-ip netns exec nfvw-srv ethtool -K nfvw-s0 tx off rx off >/dev/null
-CMAC=$(ip netns exec nfvw-cli cat /sys/class/net/nfvw-c0/address)
-SMAC=$(ip netns exec nfvw-srv cat /sys/class/net/nfvw-s0/address)
-ip netns exec nfvw-cli ip neigh replace 198.18.0.2 lladdr $SMAC dev nfvw-c0 nud permanent
-ip netns exec nfvw-srv ip neigh replace 198.18.0.1 lladdr $CMAC dev nfvw-s0 nud permanent
-)";
-    const auto result = run_command(setup);
-    ok_ = result.exit_code == 0;
-    error_ = result.output;
-  }
-  ~NamespacePair() { teardown(); }
-  bool ok() const { return ok_; }
-  const std::string& error() const { return error_; }
-
- private:
-  static void teardown() {
-    run_command("ip netns del nfvw-cli 2>/dev/null; ip netns del nfvw-srv 2>/dev/null; ip link del nfvw-c1 2>/dev/null; "
-                "ip link del nfvw-s1 2>/dev/null; true");
-  }
-  bool ok_ = false;
-  std::string error_;
 };
 
 std::string wan_pod(const WanCase& c) {
@@ -118,7 +72,7 @@ class WanEmulation : public ::testing::TestWithParam<WanCase> {};
 TEST_P(WanEmulation, MeasuredOneWayDelayAndLossMatchTheLink) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root for network namespaces";
   const WanCase c = GetParam();
-  NamespacePair namespaces;
+  NamespacePair namespaces("nfvw", "198.18.0");
   ASSERT_TRUE(namespaces.ok()) << namespaces.error();
   const std::string dir = make_temp_dir("wan");
   const std::string probe = required_env("NFV_UDP_PROBE");
