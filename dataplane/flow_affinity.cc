@@ -1,73 +1,86 @@
 #include "flow_affinity.h"
 
-#include <atomic>
-#include <stdexcept>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
 
-#include <rte_errno.h>
-#include <rte_hash.h>
-#include <rte_hash_crc.h>
+#include <algorithm>
+#include <stdexcept>
 
 namespace nfv {
 
-FlowAffinity::FlowAffinity(const std::string& name, uint32_t capacity, uint64_t idle_timeout_tsc, int socket_id)
-    : idle_timeout_tsc_(idle_timeout_tsc) {
-  static std::atomic<unsigned> next_id{0};
-  const std::string table_name = "pin_" + std::to_string(next_id++);
-  rte_hash_parameters params{};
-  params.name = table_name.c_str();
-  params.entries = capacity;
-  params.key_len = sizeof(uint32_t);
-  params.hash_func = rte_hash_crc;
-  params.socket_id = socket_id;
-  table_ = rte_hash_create(&params);
-  if (!table_) throw std::runtime_error(name + ": cannot create its flow table (" + rte_strerror(rte_errno) + ")");
-  pins_.resize(rte_hash_max_key_id(table_) + 1, Pin{0, 0, 0, false});
+FlowAffinity::FlowAffinity(const std::string& name, uint32_t capacity, uint64_t idle_timeout_tsc, int socket_id) {
+  const uint32_t buckets = std::max<uint32_t>(kProbeBuckets, rte_align32pow2(std::max<uint32_t>(capacity, 1)) / kPinsPerBucket);
+  buckets_ = static_cast<Bucket*>(rte_zmalloc_socket("flow_affinity", sizeof(Bucket) * buckets, 64, socket_id));
+  if (!buckets_) throw std::runtime_error(name + ": cannot allocate its flow table (" + std::to_string(buckets) + " buckets)");
+  bucket_mask_ = buckets - 1;
+  idle_timeout_ = static_cast<uint32_t>(std::clamp<uint64_t>(idle_timeout_tsc >> kTimeShift, 1, UINT32_MAX / 2));
+  // Four passes over the table per timeout.
+  sweep_every_tsc_ = std::max<uint64_t>(1, (static_cast<uint64_t>(idle_timeout_) << kTimeShift) / 4 / buckets);
+  swept_until_tsc_ = rte_rdtsc();
 }
 
-FlowAffinity::~FlowAffinity() {
-  if (table_) rte_hash_free(table_);
+FlowAffinity::~FlowAffinity() { rte_free(buckets_); }
+
+void FlowAffinity::unpin(Pin& pin) {
+  flows_[pin.slot]--;
+  pin.in_use = 0;
 }
 
-void FlowAffinity::unpin(int32_t position) {
-  flows_[pins_[position].slot]--;
-  pins_[position].in_use = false;
+void FlowAffinity::slots_for(const uint32_t* flow_hashes, uint16_t n, const PoolView& view, uint64_t now_tsc, uint16_t* slots) {
+  for (uint16_t i = 0; i < n; ++i) rte_prefetch0(&buckets_[flow_hashes[i] & bucket_mask_]);
+  for (uint16_t i = 0; i < n; ++i) slots[i] = slot_for(flow_hashes[i], view, now_tsc);
 }
 
 uint16_t FlowAffinity::slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc) {
-  int32_t position = rte_hash_lookup(table_, &flow_hash);
-  if (position >= 0) {
-    Pin& pin = pins_[position];
-    if (view.state[pin.slot] != InstanceState::kFree && view.generation[pin.slot] == pin.generation) {
-      pin.last_seen_tsc = now_tsc;
-      return pin.slot;
-    }
-    // Its instance is gone (drain timeout): the flow has to move.
-    moved_++;
-    unpin(position);
-  } else {
-    position = rte_hash_add_key(table_, &flow_hash);
-    if (position < 0) {
-      table_full_++;
-      return view.slot_for(flow_hash);
+  const uint32_t now = coarse(now_tsc);
+  Pin* free_pin = nullptr;
+  uint32_t b = flow_hash & bucket_mask_;
+  // A miss must look at every probe bucket: pins are removed without tombstones.
+  for (uint32_t probe = 0; probe < kProbeBuckets; ++probe, b = (b + 1) & bucket_mask_) {
+    for (Pin& pin : buckets_[b].pins) {
+      if (!pin.in_use) {
+        if (!free_pin) free_pin = &pin;
+        continue;
+      }
+      if (pin.flow_hash != flow_hash) continue;
+      if (view.state[pin.slot] != InstanceState::kFree && view.generation[pin.slot] == pin.generation) {
+        pin.last_seen = now;
+        return pin.slot;
+      }
+      // Its instance is gone (drain timeout): the flow has to move.
+      moved_++;
+      unpin(pin);
+      free_pin = &pin;
+      probe = kProbeBuckets;  // ends the outer loop too
+      break;
     }
   }
   const uint16_t slot = view.slot_for(flow_hash);
-  pins_[position] = Pin{now_tsc, view.generation[slot], slot, true};
+  if (!free_pin) {
+    table_full_++;
+    return slot;
+  }
+  *free_pin = Pin{flow_hash, view.generation[slot], now, slot, 1};
   flows_[slot]++;
   return slot;
 }
 
-void FlowAffinity::expire_some(uint64_t now_tsc, uint32_t budget) {
-  // By position, not with rte_hash_iterate, which scans every empty slot up
-  // to the next entry and so costs the table's size when it is nearly empty.
-  for (uint32_t i = 0; i < budget; ++i) {
-    const uint32_t position = sweep_cursor_;
-    sweep_cursor_ = sweep_cursor_ + 1 == pins_.size() ? 0 : sweep_cursor_ + 1;
-    Pin& pin = pins_[position];
-    if (!pin.in_use || now_tsc - pin.last_seen_tsc <= idle_timeout_tsc_) continue;
-    void* key;
-    if (rte_hash_get_key_with_position(table_, static_cast<int32_t>(position), &key) == 0) rte_hash_del_key(table_, key);
-    unpin(static_cast<int32_t>(position));
+void FlowAffinity::expire_due(uint64_t now_tsc) {
+  if (now_tsc < swept_until_tsc_ + sweep_every_tsc_) return;
+  const uint64_t due = (now_tsc - swept_until_tsc_) / sweep_every_tsc_;
+  const uint32_t buckets = static_cast<uint32_t>(std::min<uint64_t>(due, bucket_mask_ + 1ull));
+  // After a long pause, one full pass is enough: the rest of the debt is forgiven.
+  swept_until_tsc_ = due > buckets ? now_tsc : swept_until_tsc_ + buckets * sweep_every_tsc_;
+  sweep(coarse(now_tsc), buckets);
+}
+
+void FlowAffinity::sweep(uint32_t now, uint32_t buckets) {
+  for (uint32_t k = 0; k < buckets; ++k) {
+    Bucket& bucket = buckets_[sweep_cursor_];
+    sweep_cursor_ = (sweep_cursor_ + 1) & bucket_mask_;
+    for (Pin& pin : bucket.pins)
+      if (pin.in_use && now - pin.last_seen > idle_timeout_) unpin(pin);
   }
 }
 

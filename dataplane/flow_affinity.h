@@ -1,34 +1,42 @@
 // Pins flows to instances of a stateful pool: a flow keeps the instance it
 // started on while the pool scales (an active or draining instance), and only
 // new flows follow the pool's Maglev table. One table per worker and pool,
-// so the fast path takes no locks; idle flows expire a few per loop.
+// so the fast path takes no locks; idle flows expire by a paced sweep.
+//
+// The key is the flow hash itself (Maglev picks by it, so two flows with the
+// same hash go to the same instance anyway and may share a pin). The table is
+// open-addressed in cache-line buckets of four pins: a burst prefetches its
+// home buckets first, and a pinned flow costs one cache line, no hashing and
+// no key comparison beyond the 32-bit hash.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "instance_pool.h"
-
-struct rte_hash;
 
 namespace nfv {
 
 class FlowAffinity {
  public:
+  // `capacity` pins (rounded up to a power of two); idle timeouts above about
+  // ten days are treated as ten days.
   FlowAffinity(const std::string& name, uint32_t capacity, uint64_t idle_timeout_tsc, int socket_id);
   ~FlowAffinity();
   FlowAffinity(const FlowAffinity&) = delete;
   FlowAffinity& operator=(const FlowAffinity&) = delete;
 
-  // The slot for this flow: the pinned one while it still serves the pool,
-  // else a fresh pick from the Maglev table (and the flow is pinned to it).
+  // The slot for each of a burst's flow hashes: the pinned one while it still
+  // serves the pool, else a fresh pick from the Maglev table (then pinned).
+  void slots_for(const uint32_t* flow_hashes, uint16_t n, const PoolView& view, uint64_t now_tsc, uint16_t* slots);
   uint16_t slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc);
 
-  // Looks at the next `budget` table positions and forgets the flows there
-  // that have been idle for longer than the timeout (bounded work per loop).
-  void expire_some(uint64_t now_tsc, uint32_t budget);
+  // Forgets flows idle for longer than the timeout. The sweep is paced by
+  // time: it covers the table four times per timeout, so a call costs in
+  // proportion to the time since the last one and an idle flow is forgotten
+  // at most 1.25 timeouts after its last packet.
+  void expire_due(uint64_t now_tsc);
 
   // Read by the control thread.
   uint32_t flows_on(int slot) const { return __atomic_load_n(&flows_[slot], __ATOMIC_RELAXED); }
@@ -37,16 +45,31 @@ class FlowAffinity {
 
  private:
   struct Pin {
-    uint64_t last_seen_tsc;
-    uint32_t generation;
+    uint32_t flow_hash;
+    uint32_t generation;  // of the slot when pinned: a reused slot is another instance
+    uint32_t last_seen;   // coarse TSC (kTimeShift)
     uint16_t slot;
-    bool in_use;
+    uint16_t in_use;
   };
-  void unpin(int32_t position);
+  static constexpr int kPinsPerBucket = 4;
+  struct alignas(64) Bucket {
+    Pin pins[kPinsPerBucket];
+  };
+  static_assert(sizeof(Bucket) == 64);
+  // A flow lives in its home bucket or one of the next kProbeBuckets - 1.
+  static constexpr uint32_t kProbeBuckets = 4;
+  // Pins keep time in units of 2^20 cycles (about 0.4 ms at 2.6 GHz).
+  static constexpr int kTimeShift = 20;
 
-  rte_hash* table_ = nullptr;
-  std::vector<Pin> pins_;  // by rte_hash position
-  uint64_t idle_timeout_tsc_;
+  static uint32_t coarse(uint64_t tsc) { return static_cast<uint32_t>(tsc >> kTimeShift); }
+  void unpin(Pin& pin);
+  void sweep(uint32_t now, uint32_t buckets);
+
+  Bucket* buckets_ = nullptr;
+  uint32_t bucket_mask_ = 0;
+  uint32_t idle_timeout_ = 0;  // coarse units
+  uint64_t sweep_every_tsc_;   // time per bucket swept
+  uint64_t swept_until_tsc_ = 0;
   uint32_t sweep_cursor_ = 0;
   std::array<uint32_t, kMaxInstancesPerPool> flows_{};
   uint64_t moved_ = 0;       // pinned to an instance that was freed: had to move

@@ -24,8 +24,6 @@ constexpr uint64_t kMinSleepNs = 20'000;
 constexpr uint64_t kMaxSleepNs = 200'000;
 constexpr uint64_t kDrainTimeoutNs = 5'000'000'000ull;
 constexpr int kReleaseBurstsPerLoop = 8;  // 256 packets per link per loop
-constexpr uint32_t kIdleSweepPositions = 8192;
-constexpr uint32_t kBusySweepPositions = 64;
 constexpr uint64_t kBusySampleEvery = 16;
 
 DropReason drop_reason_of(ParseStatus status) {
@@ -263,12 +261,15 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
     }
     // Several placements: group by the placement each flow goes to; a
     // stateful hop's flows stay at the site they started at.
-    FlowAffinity* pins = site_pins_[hop].get();
+    uint32_t hashes[kMaxVnfBurst];
+    uint16_t placement[kMaxVnfBurst];
+    for (uint16_t i = 0; i < n; ++i) hashes[i] = site_choice_hash(chain_meta(pkts[i]).flow_hash);
+    if (FlowAffinity* pins = site_pins_[hop].get()) pins->slots_for(hashes, n, split, now_tsc_, placement);
+    else for (uint16_t i = 0; i < n; ++i) placement[i] = split.slot_for(hashes[i]);
     rte_mbuf* here[kMaxPlacements][kMaxVnfBurst];
     uint16_t count[kMaxPlacements] = {};
     for (uint16_t i = 0; i < n; ++i) {
-      const uint32_t hash = site_choice_hash(chain_meta(pkts[i]).flow_hash);
-      const uint16_t k = pins ? pins->slot_for(hash, split, now_tsc_) : split.slot_for(hash);
+      const uint16_t k = placement[i];
       if (sites[k] == site) here[k][count[k]++] = pkts[i];
       else send_over_wan(site, sites[k], stage, &pkts[i], 1);
     }
@@ -340,11 +341,20 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
     // One instance and nothing to keep apart: the whole burst goes there.
     return enqueue_instance(hop, view.maglev[0], pkts, n);
   }
-  FlowAffinity* pins = affinity_[hop].get();
+  uint16_t slots[kMaxVnfBurst];
+  if (FlowAffinity* pins = affinity_[hop].get()) {
+    uint32_t hashes[kMaxVnfBurst];
+    for (uint16_t i = 0; i < n; ++i) hashes[i] = chain_meta(pkts[i]).flow_hash;
+    pins->slots_for(hashes, n, view, now_tsc_, slots);
+    // One instance and no other left draining: every pin says slot 0 (the
+    // pins are still kept, for when the pool scales out).
+    if (view.active == 1 && view.slots_in_use == 1) return enqueue_instance(hop, 0, pkts, n);
+  } else {
+    for (uint16_t i = 0; i < n; ++i) slots[i] = view.slot_for(chain_meta(pkts[i]).flow_hash);
+  }
   uint64_t used = 0;  // bit per slot with packets
   for (uint16_t i = 0; i < n; ++i) {
-    const uint32_t hash = chain_meta(pkts[i]).flow_hash;
-    const uint16_t slot = pins ? pins->slot_for(hash, view, now_tsc_) : view.slot_for(hash);
+    const uint16_t slot = slots[i];
     if (!(used & (1ull << slot))) {
       used |= 1ull << slot;
       steer_count_[slot] = 0;
@@ -536,7 +546,7 @@ bool Worker::poll_once() {
   // Instance queues fill only when a burst could not be served inline (a
   // rate limit, a backlog, another worker's instance): until then, skip them.
   if (queues_used_ || pod_.worker_count > 1) moved |= run_instances();
-  expire_idle_flows(kBusySweepPositions);
+  expire_idle_flows();
   flush_all();
   // Done with this snapshot: the control thread may free older ones.
   rte_rcu_qsbr_quiescent(pod_.rcu, static_cast<unsigned>(index_));
@@ -558,8 +568,6 @@ void Worker::idle_backoff() {
     sleep_ns = std::min(sleep_ns, until_due_ns);
   }
   if (sleep_ns == 0) return;
-  // Idle time is for housekeeping: sweep the flow tables faster.
-  expire_idle_flows(kIdleSweepPositions);
   const timespec ts{0, static_cast<long>(sleep_ns)};
   // Asleep we hold no snapshot: the control thread need not wait for us.
   rte_rcu_qsbr_thread_offline(pod_.rcu, static_cast<unsigned>(index_));
@@ -615,11 +623,11 @@ void Worker::load_snapshot() {
   for (std::size_t l = 0; l < links_.size(); ++l) links_[l]->use(&snapshot_->links[l]);
 }
 
-void Worker::expire_idle_flows(uint32_t positions) {
+void Worker::expire_idle_flows() {
   for (auto& pins : affinity_)
-    if (pins) pins->expire_some(now_tsc_, positions);
+    if (pins) pins->expire_due(now_tsc_);
   for (auto& pins : site_pins_)
-    if (pins) pins->expire_some(now_tsc_, positions);
+    if (pins) pins->expire_due(now_tsc_);
 }
 
 uint64_t Worker::queued_in_owned_instances() const {

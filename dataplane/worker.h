@@ -80,7 +80,7 @@ class Worker {
   void drain_on_stop();
   uint64_t queued_in_owned_instances() const;
   void load_snapshot();
-  void expire_idle_flows(uint32_t positions);
+  void expire_idle_flows();
 
   int index_;
   PodRuntime& pod_;

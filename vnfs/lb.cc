@@ -47,9 +47,22 @@ struct Service {
   std::vector<Backend> backends;
 };
 
+// The IPv4 5-tuple a connection is known by (VIPs are IPv4 only). 16 bytes:
+// rte_hash compares 16-byte keys with one vector instruction, other sizes
+// through a memcmp call.
+struct alignas(8) Tuple {  // rte_hash_crc reads it 8 bytes at a time
+  uint32_t src_addr;  // network order, like the ports
+  uint32_t dst_addr;
+  uint16_t src_port;
+  uint16_t dst_port;
+  uint8_t protocol;
+  uint8_t pad[3];
+};
+static_assert(sizeof(Tuple) == 16);
+
 struct alignas(8) Connection {
-  FlowKey client;  // client -> VIP
-  FlowKey reply;   // backend -> client
+  Tuple client;  // client -> VIP
+  Tuple reply;   // backend -> client
   uint64_t last_seen;
   uint16_t service;
   uint16_t backend;
@@ -108,7 +121,7 @@ class LoadBalancerVnf final : public Vnf {
     char name[RTE_HASH_NAMESIZE];
     rte_hash_parameters params{};
     params.entries = connections;
-    params.key_len = sizeof(FlowKey);
+    params.key_len = sizeof(Tuple);
     params.hash_func = rte_hash_crc;
     params.socket_id = settings.socket_id;
     std::snprintf(name, sizeof(name), "nfv_lb_c_%u", id);
@@ -286,18 +299,15 @@ class LoadBalancerVnf final : public Vnf {
     }
   }
 
-  int find_service(const FlowKey& key) const {
-    uint32_t dst;
-    std::memcpy(&dst, key.dst_addr, 4);
-    const uint16_t port = rte_cpu_to_be_16(key.dst_port);
+  int find_service(const Tuple& key) const {
     for (size_t s = 0; s < services_.size(); ++s)
-      if (services_[s].vip.addr == dst && services_[s].vip.port == port && services_[s].protocol == key.protocol)
+      if (services_[s].vip.addr == key.dst_addr && services_[s].vip.port == key.dst_port && services_[s].protocol == key.protocol)
         return static_cast<int>(s);
     return -1;
   }
 
   struct alignas(8) Pending {
-    FlowKey key;  // rte_hash_crc reads 8 bytes at a time: keys stay 8-byte aligned
+    Tuple key;
     uint8_t* ip;  // byte pointers into packed headers: every access is a memcpy
     uint8_t* l4;
     uint8_t* checksum;
@@ -309,9 +319,14 @@ class LoadBalancerVnf final : public Vnf {
       not_vip_++;
       return kPassIt;
     }
-    q.key = p.key;
     q.ip = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l3_offset);
     q.l4 = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l4_offset);
+    q.key = Tuple{};
+    std::memcpy(&q.key.src_addr, p.key.src_addr, 4);
+    std::memcpy(&q.key.dst_addr, p.key.dst_addr, 4);
+    q.key.src_port = rte_cpu_to_be_16(p.key.src_port);
+    q.key.dst_port = rte_cpu_to_be_16(p.key.dst_port);
+    q.key.protocol = p.key.protocol;
     q.checksum = q.l4 + (p.key.protocol == IPPROTO_TCP ? offsetof(rte_tcp_hdr, cksum) : offsetof(rte_udp_hdr, dgram_cksum));
     q.service = find_service(q.key);
     // Not to a VIP: maybe a backend's reply, which goes back out from the VIP.
@@ -327,7 +342,9 @@ class LoadBalancerVnf final : public Vnf {
       backend = conns_[pos].backend;
     } else {
       const auto& table = tables[service];
-      backend = table[flow_hash(q.key) % table.size()];
+      const uint32_t hash = flow_hash_ipv4(q.key.src_addr, q.key.dst_addr, rte_be_to_cpu_16(q.key.src_port),
+                                           rte_be_to_cpu_16(q.key.dst_port), q.key.protocol);
+      backend = table[hash % table.size()];
       if (backend < 0) {
         no_backend_++;
         return false;
@@ -350,9 +367,9 @@ class LoadBalancerVnf final : public Vnf {
         c.client = q.key;
         c.reply = q.key;
         const Endpoint& at = services_[service].backends[backend].at;
-        std::memcpy(c.reply.src_addr, &at.addr, 4);
-        std::memcpy(c.reply.dst_addr, q.key.src_addr, 4);
-        c.reply.src_port = rte_be_to_cpu_16(at.port);
+        c.reply.src_addr = at.addr;
+        c.reply.dst_addr = q.key.src_addr;
+        c.reply.src_port = at.port;
         c.reply.dst_port = q.key.src_port;
         c.service = static_cast<uint16_t>(service);
         c.backend = static_cast<uint16_t>(backend);
