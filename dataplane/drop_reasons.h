@@ -29,6 +29,7 @@ namespace nfv {
   X(vnf, "dropped by a VNF (see its counters)")                              \
   X(instance_queue_full, "a VNF instance's input queue was full (overload)")  \
   X(instance_removed, "left in the queue of an instance being freed")        \
+  X(no_owner_instance, "a reply for an instance slot not running (its state is gone)") \
   X(shutdown, "in flight when the pod stopped")
 
 enum class DropReason : uint8_t {

@@ -48,7 +48,13 @@ void InstancePool::start_instance(int slot) {
   settings.instance_name = name_ + "#" + std::to_string(in.id);
   settings.socket_id = static_cast<int>(rte_socket_id());
   settings.params = hop_.params;
+  settings.slot = slot;
+  settings.slots = static_cast<int>(hop_.max_instances);
   in.vnf->init(settings);  // throws VnfConfigError, named by the caller
+  if (!owner_slot_) {
+    owner_slot_ = in.vnf->owner_slot();
+    view_.owner = owner_slot_.get();
+  }
   if (!in.queue) {
     // Ring names are process-wide: the instance id keeps them unique.
     const std::string ring_name = "inst_q_" + std::to_string(in.id);

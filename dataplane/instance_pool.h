@@ -52,6 +52,7 @@ struct PoolView {
   std::array<uint32_t, kMaxInstancesPerPool> generation{};
   std::vector<uint16_t> maglev;  // entry -> slot, over active slots only
   bool stateful = false;
+  const OwnerSlot* owner = nullptr;  // the VNF's reply steering, if any (lives as long as the pool)
   uint16_t active = 0;
   uint16_t slots_in_use = 0;  // every non-free slot is below this
 
@@ -116,6 +117,7 @@ class InstancePool {
   uint64_t tsc_hz_;
   std::array<std::unique_ptr<Instance>, kMaxInstancesPerPool> slots_;
   PoolView view_;
+  std::shared_ptr<const OwnerSlot> owner_slot_;  // from the first instance started
   PoolTotals freed_;
 };
 

@@ -342,19 +342,17 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
     return enqueue_instance(hop, view.maglev[0], pkts, n);
   }
   uint16_t slots[kMaxVnfBurst];
-  if (FlowAffinity* pins = affinity_[hop].get()) {
-    uint32_t hashes[kMaxVnfBurst];
-    for (uint16_t i = 0; i < n; ++i) hashes[i] = chain_meta(pkts[i]).flow_hash;
-    pins->slots_for(hashes, n, view, now_tsc_, slots);
-    // One instance and no other left draining: every pin says slot 0 (the
-    // pins are still kept, for when the pool scales out).
-    if (view.active == 1 && view.slots_in_use == 1) return enqueue_instance(hop, 0, pkts, n);
-  } else {
-    for (uint16_t i = 0; i < n; ++i) slots[i] = view.slot_for(chain_meta(pkts[i]).flow_hash);
-  }
+  pick_slots(hop, view, pkts, n, slots);
+  // One instance and no other left draining: every pick is slot 0 (the pins
+  // were still kept, for when the pool scales out).
+  if (view.active == 1 && view.slots_in_use == 1) return enqueue_instance(hop, 0, pkts, n);
   uint64_t used = 0;  // bit per slot with packets
   for (uint16_t i = 0; i < n; ++i) {
     const uint16_t slot = slots[i];
+    if (slot == kNoSlot) {
+      drop_in_chain(pkts[i], DropReason::no_owner_instance);
+      continue;
+    }
     if (!(used & (1ull << slot))) {
       used |= 1ull << slot;
       steer_count_[slot] = 0;
@@ -366,6 +364,38 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
     used &= used - 1;
     enqueue_instance(hop, slot, steer_buffer_[slot], steer_count_[slot]);
   }
+}
+
+// The instance slot of each packet (kNoSlot: its owner is not running).
+// Replies the VNF knows the owner of go there; with a single slot in use
+// there is no choice to make for them. Other packets of a stateful VNF go
+// by flow pin, the rest by Maglev.
+void Worker::pick_slots(int hop, const PoolView& view, rte_mbuf** pkts, uint16_t n, uint16_t* slots) {
+  FlowAffinity* pins = affinity_[hop].get();
+  uint32_t hashes[kMaxVnfBurst];
+  if (!view.owner || view.slots_in_use <= 1) {
+    if (!pins) {
+      for (uint16_t i = 0; i < n; ++i) slots[i] = view.slot_for(chain_meta(pkts[i]).flow_hash);
+      return;
+    }
+    for (uint16_t i = 0; i < n; ++i) hashes[i] = chain_meta(pkts[i]).flow_hash;
+    return pins->slots_for(hashes, n, view, now_tsc_, slots);
+  }
+  uint16_t by_hash[kMaxVnfBurst];  // packets without an owner, by index
+  uint16_t n_by_hash = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    const int owner = view.owner->slot_of(pkts[i]);
+    if (owner >= 0) {
+      slots[i] = owner < kMaxInstancesPerPool && view.state[owner] != InstanceState::kFree ? static_cast<uint16_t>(owner) : kNoSlot;
+      continue;
+    }
+    hashes[n_by_hash] = chain_meta(pkts[i]).flow_hash;
+    by_hash[n_by_hash++] = i;
+  }
+  uint16_t picked[kMaxVnfBurst];
+  if (pins) pins->slots_for(hashes, n_by_hash, view, now_tsc_, picked);
+  else for (uint16_t j = 0; j < n_by_hash; ++j) picked[j] = view.slot_for(hashes[j]);
+  for (uint16_t j = 0; j < n_by_hash; ++j) slots[by_hash[j]] = picked[j];
 }
 
 // Runs one instance on what its token bucket allows from its queue.

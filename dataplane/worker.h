@@ -62,6 +62,8 @@ class Worker {
   void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n, bool site_chosen = false);
   void send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n);
   void steer(int hop, rte_mbuf** pkts, uint16_t n);
+  void pick_slots(int hop, const PoolView& view, rte_mbuf** pkts, uint16_t n, uint16_t* slots);
+  static constexpr uint16_t kNoSlot = UINT16_MAX;
   void enqueue_instance(int hop, int slot, rte_mbuf** pkts, uint16_t n);
   void serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n);
   bool run_instances();

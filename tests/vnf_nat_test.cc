@@ -148,6 +148,54 @@ TEST_F(Nat, UnsolicitedInboundIsDroppedAndIdleSessionsExpire) {
   late.free_all();
 }
 
+// An instance in slot 2 of 4 hands out only the third quarter of the ports
+// (and echo ids), and the pool's reply steering names slot 2 for replies to
+// them; outbound packets and other traffic are left to the flow hash.
+TEST_F(Nat, InstanceTakesItsSlotsShareOfPortsAndRepliesNameItsSlot) {
+  auto n = VnfRegistry::instance().create("nat");
+  VnfSettings settings;
+  settings.instance_name = "nat@share";
+  settings.params = {{"external", "203.0.113.1"}, {"internal", "192.168.0.0/16"}, {"port_min", "1000"}, {"port_max", "1999"}};
+  settings.slot = 2;
+  settings.slots = 4;
+  n->init(settings);
+  const auto owner = n->owner_slot();
+  ASSERT_TRUE(owner);
+  std::vector<rte_mbuf*> in;
+  for (int i = 0; i < 300; ++i) in.push_back(ipv4_packet(pool_, IPPROTO_UDP, "192.168.1." + std::to_string(i % 250), static_cast<uint16_t>(4000 + i), "198.51.100.7", 53, Bytes(8, 1)));
+  BurstResult out;
+  for (size_t at = 0; at < in.size(); at += 32) {
+    BurstResult part = run_vnf(*n, std::vector<rte_mbuf*>(in.begin() + at, in.begin() + std::min(in.size(), at + 32)));
+    out.passed.insert(out.passed.end(), part.passed.begin(), part.passed.end());
+    out.dropped.insert(out.dropped.end(), part.dropped.begin(), part.dropped.end());
+  }
+  EXPECT_EQ(out.passed.size(), 250u);  // the share holds 250 ports
+  EXPECT_EQ(counters(*n)["pool_exhausted"], 50u);
+  for (rte_mbuf* m : out.passed) {
+    const uint16_t port = port_at(m, 0);
+    EXPECT_GE(port, 1500);
+    EXPECT_LE(port, 1749);
+    EXPECT_EQ(owner->slot_of(m), -1) << "outbound goes by flow hash";
+  }
+  out.free_all();
+  for (uint16_t port : {1000, 1249, 1250, 1500, 1749, 1750, 1999}) {
+    rte_mbuf* reply = ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, "203.0.113.1", port, Bytes(8, 1));
+    EXPECT_EQ(owner->slot_of(reply), (port - 1000) / 250) << port;
+    rte_pktmbuf_free(reply);
+  }
+  rte_mbuf* echo_reply = icmp_echo("198.51.100.7", "203.0.113.1", RTE_IP_ICMP_ECHO_REPLY, 1750);
+  rte_mbuf* elsewhere = ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, "203.0.113.9", 1500, Bytes(8, 1));
+  rte_mbuf* below = ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, "203.0.113.1", 999, Bytes(8, 1));
+  EXPECT_EQ(owner->slot_of(echo_reply), 3);
+  EXPECT_EQ(owner->slot_of(elsewhere), -1);
+  EXPECT_EQ(owner->slot_of(below), -1);
+  for (rte_mbuf* m : {echo_reply, elsewhere, below}) rte_pktmbuf_free(m);
+  // One instance per pool needs no steering; a range smaller than the pool is an error.
+  EXPECT_FALSE(nat()->owner_slot());
+  settings.slots = 2000;
+  EXPECT_THROW(VnfRegistry::instance().create("nat")->init(settings), VnfConfigError);
+}
+
 TEST_F(Nat, RejectsBadParams) {
   EXPECT_THROW(make_vnf("nat", {{"internal", "10.0.0.0/8"}}), VnfConfigError);
   EXPECT_THROW(make_vnf("nat", {{"external", "1.2.3"}, {"internal", "10.0.0.0/8"}}), VnfConfigError);

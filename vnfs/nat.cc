@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 #include <rte_byteorder.h>
@@ -54,6 +55,35 @@ enum ProtoIndex { kTcp, kUdp, kIcmp, kProtocols };
 // Per-packet verdicts between the two passes of a burst.
 enum : uint8_t { kPassIt, kDropIt, kOutbound, kInbound };
 
+// Which slot owns an inbound packet: the one whose share holds the external
+// port (or echo id) it is addressed to.
+struct PortShare final : OwnerSlot {
+  uint16_t port_min = 1024;
+  uint32_t ports = 0;  // per slot
+  uint32_t slots = 1;
+  std::vector<uint32_t> external;  // network order
+  uint32_t internal_net = 0, internal_mask = 0;
+
+  int slot_of(const rte_mbuf* m) const override {
+    ParsedPacket p;
+    if (parse_packet(m, p) != ParseStatus::kOk || p.key.family != AddressFamily::kIpv4 || p.later_fragment) return -1;
+    uint32_t src, dst;
+    std::memcpy(&src, p.key.src_addr, 4);
+    std::memcpy(&dst, p.key.dst_addr, 4);
+    if ((src & internal_mask) == internal_net || std::find(external.begin(), external.end(), dst) == external.end()) return -1;
+    uint32_t port = p.key.dst_port;
+    if (p.key.protocol == IPPROTO_ICMP) {
+      const auto* icmp = rte_pktmbuf_mtod_offset(m, const uint8_t*, p.l4_offset);
+      if (p.l4_offset + sizeof(rte_icmp_hdr) > rte_pktmbuf_data_len(m) || icmp[0] != RTE_IP_ICMP_ECHO_REPLY) return -1;
+      port = static_cast<uint32_t>(icmp[4] << 8 | icmp[5]);  // the echo id
+    } else if (p.key.protocol != IPPROTO_TCP && p.key.protocol != IPPROTO_UDP) {
+      return -1;
+    }
+    if (port < port_min || port >= port_min + ports * slots) return -1;
+    return static_cast<int>((port - port_min) / ports);
+  }
+};
+
 class NatVnf final : public Vnf {
  public:
   ~NatVnf() override {
@@ -79,6 +109,18 @@ class NatVnf final : public Vnf {
     internal_mask_ = internal.length ? rte_cpu_to_be_32(~0u << (32 - internal.length)) : 0;
     port_min_ = static_cast<uint16_t>(settings.get_uint("port_min", 1024, 1, 65535));
     port_max_ = static_cast<uint16_t>(settings.get_uint("port_max", 65535, port_min_, 65535));
+    // Each slot of the pool owns an equal share of the ports (and echo ids),
+    // so a reply names the instance that holds its session.
+    share_.port_min = port_min_;
+    share_.slots = static_cast<uint32_t>(std::max(settings.slots, 1));
+    share_.ports = (port_max_ - port_min_ + 1u) / share_.slots;
+    if (share_.ports == 0)
+      throw VnfConfigError("port_max", "a range of at least one port per instance (max_instances " + std::to_string(share_.slots) + ")");
+    share_.external = external_;
+    share_.internal_net = internal_net_;
+    share_.internal_mask = internal_mask_;
+    const uint16_t own_min = static_cast<uint16_t>(port_min_ + static_cast<uint32_t>(settings.slot) * share_.ports);
+    const uint16_t own_max = static_cast<uint16_t>(own_min + share_.ports - 1);
     const uint64_t hz = rte_get_tsc_hz();
     timeout_[kTcp] = settings.get_uint("tcp_timeout", 7440, 1, 86400) * hz;
     timeout_[kUdp] = settings.get_uint("udp_timeout", 300, 1, 86400) * hz;
@@ -104,12 +146,12 @@ class NatVnf final : public Vnf {
     // Sessions are indexed by their outbound-table position; sized once.
     sessions_.assign(rte_hash_max_key_id(out_table_) + 1, Session{});
     // Free ports per (external address, protocol): a stack, filled once.
-    const uint32_t ports = port_max_ - port_min_ + 1u;
+    const uint32_t ports = share_.ports;
     free_ports_.resize(external_.size() * kProtocols);
     free_top_.assign(external_.size() * kProtocols, ports);
     for (auto& stack : free_ports_) {
       stack.resize(ports);
-      for (uint32_t p = 0; p < ports; ++p) stack[p] = static_cast<uint16_t>(port_max_ - p);
+      for (uint32_t p = 0; p < ports; ++p) stack[p] = static_cast<uint16_t>(own_max - p);
     }
   }
 
@@ -178,6 +220,11 @@ class NatVnf final : public Vnf {
   }
 
   bool stateful() const override { return true; }
+
+  std::shared_ptr<const OwnerSlot> owner_slot() const override {
+    if (share_.slots == 1) return nullptr;
+    return std::make_shared<PortShare>(share_);
+  }
 
   void visit_counters(const CounterVisitor& visit) const override {
     visit("sessions", read_counter(active_sessions_));
@@ -361,6 +408,7 @@ class NatVnf final : public Vnf {
   std::vector<uint32_t> free_top_;
   uint32_t internal_net_ = 0, internal_mask_ = 0;  // network order
   uint16_t port_min_ = 1024, port_max_ = 65535;
+  PortShare share_;
   uint64_t timeout_[kProtocols] = {};
   uint32_t sweep_ = 0;
   InputPolicy input_;

@@ -37,12 +37,30 @@ struct VnfSettings {
   std::string instance_name;                  // unique in the pod, e.g. "web/1/counter@w0"
   int socket_id = 0;                          // NUMA node for its tables
   std::map<std::string, std::string> params;  // from the hop's `params`
+  // Where the instance sits in its pool: slot `slot` of at most `slots`
+  // (the hop's max_instances). A VNF that shares a resource out among the
+  // pool's instances (nat: the external ports) takes its slot's share.
+  int slot = 0;
+  int slots = 1;
 
   // Typed access that names the key when the value is wrong.
   uint64_t get_uint(const std::string& key, uint64_t fallback, uint64_t min, uint64_t max) const;
   std::string get_string(const std::string& key, const std::string& fallback) const;
   // Fails on keys the VNF does not know, so typos do not pass silently.
   void reject_unknown(const std::vector<std::string>& known) const;
+};
+
+// Which instance of a pool holds the state of a packet whose own flow hash
+// says nothing about it: a reply addressed to something the instance chose
+// (nat: an external port from its slot's share). The pod steers such
+// packets by this rather than by flow pins, which only know the flow's
+// other direction. It depends on the configuration only, so any instance's
+// answers for the whole pool; it runs on workers and must not write.
+class OwnerSlot {
+ public:
+  virtual ~OwnerSlot() = default;
+  // The slot, or -1 for a packet to steer by its flow hash like any other.
+  virtual int slot_of(const rte_mbuf* m) const = 0;
 };
 
 // Receives a VNF's counters by name when the control thread reads them.
@@ -66,6 +84,9 @@ class Vnf {
   // Whether the instance keeps per-flow state. A flow of a stateful VNF
   // stays on its instance while the pool scales; a stateless one may move.
   virtual bool stateful() const = 0;
+
+  // Reply steering for pools of more than one instance (null: none needed).
+  virtual std::shared_ptr<const OwnerSlot> owner_slot() const { return nullptr; }
 
   // An operator request to this instance (e.g. lb "backend down 10.1.0.1:80",
   // monitor "top"). Runs on the control thread while process() runs: what it
