@@ -367,9 +367,10 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
 }
 
 // The instance slot of each packet (kNoSlot: its owner is not running).
-// Replies the VNF knows the owner of go there; with a single slot in use
-// there is no choice to make for them. Other packets of a stateful VNF go
-// by flow pin, the rest by Maglev.
+// Replies the VNF knows the owner of go there, and it may give others the
+// hash of their flow's other direction; with a single slot in use there is
+// no choice to make for them. Packets of a stateful VNF go by flow pin, the
+// rest by Maglev.
 void Worker::pick_slots(int hop, const PoolView& view, rte_mbuf** pkts, uint16_t n, uint16_t* slots) {
   FlowAffinity* pins = affinity_[hop].get();
   uint32_t hashes[kMaxVnfBurst];
@@ -384,12 +385,13 @@ void Worker::pick_slots(int hop, const PoolView& view, rte_mbuf** pkts, uint16_t
   uint16_t by_hash[kMaxVnfBurst];  // packets without an owner, by index
   uint16_t n_by_hash = 0;
   for (uint16_t i = 0; i < n; ++i) {
-    const int owner = view.owner->slot_of(pkts[i]);
+    uint32_t hash = chain_meta(pkts[i]).flow_hash;
+    const int owner = view.owner->slot_of(pkts[i], hash);
     if (owner >= 0) {
       slots[i] = owner < kMaxInstancesPerPool && view.state[owner] != InstanceState::kFree ? static_cast<uint16_t>(owner) : kNoSlot;
       continue;
     }
-    hashes[n_by_hash] = chain_meta(pkts[i]).flow_hash;
+    hashes[n_by_hash] = hash;
     by_hash[n_by_hash++] = i;
   }
   uint16_t picked[kMaxVnfBurst];

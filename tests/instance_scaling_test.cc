@@ -26,22 +26,9 @@ using nfv::test::Bytes;
 
 constexpr int kIdleTimeoutMs = 1500;
 
-const char* kPodConfig = R"(name: scaling
-sites: [{name: A, lat: 40.78, lon: -73.97}]
-hosted_sites: [A]
-ports:
-  - {name: in, driver: ring, site: A}
-  - {name: out, driver: null, site: A, tx_only: true}
-chains:
-  - name: flows
-    id: 1
-    ingress_site: A
-    egress_site: A
-    egress_port: out
-    match: [{protocol: udp}]
-    hops:
-      - {vnf: counter, site: A, instances: 1, queue_packets: 4096, flow_idle_timeout_ms: 1500, drain_timeout_ms: 60000}
-)";
+const std::string kPodConfig = nfv::test::one_hop_pod_config(
+    "flows", "null",
+    "{vnf: counter, site: A, instances: 1, queue_packets: 4096, flow_idle_timeout_ms: 1500, drain_timeout_ms: 60000}");
 
 class Driver {
  public:
@@ -92,23 +79,13 @@ class Driver {
 
 // Flows counted by each live instance's counter table, by instance id.
 std::map<uint32_t, uint64_t> flows_by_instance(const nfv::stats::PodStats& stats) {
-  std::map<uint32_t, uint64_t> out;
-  for (const auto& instance : stats.hops(0).instances())
-    for (const auto& c : instance.counters())
-      if (c.name() == "flows") out[instance.id()] = c.value();
-  return out;
+  return nfv::test::counter_by_instance(stats, "flows");
 }
 
 void print_flows(const char* phase, const std::map<uint32_t, uint64_t>& m) {
   std::printf("%-28s", phase);
   for (const auto& [id, v] : m) std::printf(" instance %u: %5lu flows", id, static_cast<unsigned long>(v));
   std::printf("\n");
-}
-
-uint64_t total(const std::map<uint32_t, uint64_t>& m) {
-  uint64_t sum = 0;
-  for (const auto& [id, v] : m) sum += v;
-  return sum;
 }
 
 void expect_even_spread(const std::map<uint32_t, uint64_t>& before, const std::map<uint32_t, uint64_t>& after,
@@ -142,7 +119,7 @@ TEST(InstanceScaling, OneToFourToTwoToOneWithoutLossOrMovedFlows) {
     flows = flows_by_instance(s);
     print_flows("4 instances:", flows);
     ASSERT_EQ(flows.size(), 4u);
-    EXPECT_EQ(total(flows), 6000u) << "a flow counted by two instances has moved";
+    EXPECT_EQ(nfv::test::sum(flows), 6000u) << "a flow counted by two instances has moved";
     std::vector<uint32_t> four;
     for (const auto& [id, v] : flows) four.push_back(id);
     expect_even_spread(before, flows, four, 4000);
@@ -158,7 +135,7 @@ TEST(InstanceScaling, OneToFourToTwoToOneWithoutLossOrMovedFlows) {
     print_flows("2 active + 2 draining:", flows);
     EXPECT_EQ(s.hops(0).active_instances(), 2u);
     EXPECT_EQ(s.hops(0).draining_instances(), 2u);
-    EXPECT_EQ(total(flows), 8000u);
+    EXPECT_EQ(nfv::test::sum(flows), 8000u);
     std::vector<uint32_t> active, draining;
     for (const auto& instance : s.hops(0).instances()) (instance.state() == "active" ? active : draining).push_back(instance.id());
     for (uint32_t id : draining) EXPECT_EQ(flows[id], before[id]) << "a draining instance took new flows";
@@ -181,7 +158,7 @@ TEST(InstanceScaling, OneToFourToTwoToOneWithoutLossOrMovedFlows) {
     flows = flows_by_instance(s);
     print_flows("1 active + 1 draining:", flows);
     ASSERT_EQ(flows.size(), 2u);
-    EXPECT_EQ(total(flows) - total(before), 1000u) << "only the new flows are new to the instances";
+    EXPECT_EQ(nfv::test::sum(flows) - nfv::test::sum(before), 1000u) << "only the new flows are new to the instances";
     for (const auto& instance : s.hops(0).instances())
       if (instance.state() == "draining") EXPECT_EQ(flows[instance.id()], before[instance.id()]);
       else EXPECT_EQ(flows[instance.id()] - before[instance.id()], 1000u);

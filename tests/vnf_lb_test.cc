@@ -112,6 +112,44 @@ TEST_F(LoadBalancer, MaglevMovesFewNewFlowsWhenABackendLeaves) {
   EXPECT_LT(changed, 5000 * 0.05) << "flows of other backends should mostly stay";
 }
 
+// In a pool of several instances, a backend's reply is steered by the hash
+// of its connection's client -> VIP tuple, so it meets its connection; a
+// backend shared by two services cannot say which VIP, and one instance
+// alone needs no steering.
+TEST_F(LoadBalancer, RepliesSteerByTheirConnectionsHash) {
+  auto lb = VnfRegistry::instance().create("lb");
+  VnfSettings settings;
+  settings.instance_name = "lb@steer";
+  settings.params = {{"services", std::string(kServices) + ";10.0.0.101:80/tcp=10.1.0.3:8080,10.1.0.9:8080"}};
+  settings.slots = 3;
+  lb->init(settings);
+  const auto steering = lb->owner_slot();
+  ASSERT_TRUE(steering);
+  auto steer_hash = [&](rte_mbuf* m) {
+    uint32_t hash = 0x12345678;
+    EXPECT_EQ(steering->slot_of(m, hash), -1);
+    rte_pktmbuf_free(m);
+    return hash;
+  };
+  FlowKey forward{};
+  const in_addr client = {inet_addr("192.0.2.5")}, vip = {inet_addr("10.0.0.100")};
+  std::memcpy(forward.src_addr, &client, 4);
+  std::memcpy(forward.dst_addr, &vip, 4);
+  forward.src_port = 40000;
+  forward.dst_port = 80;
+  forward.protocol = IPPROTO_TCP;
+  forward.family = AddressFamily::kIpv4;
+  const uint32_t connection_hash = flow_hash(forward);
+  EXPECT_EQ(steer_hash(ipv4_packet(pool_, IPPROTO_TCP, "192.0.2.5", 40000, "10.0.0.100", 80)), connection_hash);
+  EXPECT_EQ(steer_hash(ipv4_packet(pool_, IPPROTO_TCP, "10.1.0.2", 8080, "192.0.2.5", 40000)), connection_hash);
+  EXPECT_EQ(steer_hash(ipv4_packet(pool_, IPPROTO_TCP, "10.1.0.1", 8080, "192.0.2.5", 40000)), connection_hash);
+  // 10.1.0.3:8080 serves both VIPs; other traffic keeps its own hash.
+  EXPECT_EQ(steer_hash(ipv4_packet(pool_, IPPROTO_TCP, "10.1.0.3", 8080, "192.0.2.5", 40000)), 0x12345678u);
+  EXPECT_EQ(steer_hash(ipv4_packet(pool_, IPPROTO_TCP, "10.1.0.2", 9999, "192.0.2.5", 40000)), 0x12345678u);
+  EXPECT_EQ(steer_hash(ipv4_packet(pool_, IPPROTO_UDP, "10.1.0.2", 8080, "192.0.2.5", 40000)), 0x12345678u);
+  EXPECT_FALSE(make_vnf("lb", {{"services", kServices}})->owner_slot());
+}
+
 TEST_F(LoadBalancer, PassesOtherTrafficAndRejectsBadServices) {
   auto lb = make_vnf("lb", {{"services", kServices}});
   BurstResult r = run_vnf(*lb, {ipv4_packet(pool_, IPPROTO_TCP, "1.1.1.1", 1, "10.0.0.100", 81)});

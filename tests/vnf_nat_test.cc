@@ -161,6 +161,7 @@ TEST_F(Nat, InstanceTakesItsSlotsShareOfPortsAndRepliesNameItsSlot) {
   n->init(settings);
   const auto owner = n->owner_slot();
   ASSERT_TRUE(owner);
+  uint32_t hash = 0;
   std::vector<rte_mbuf*> in;
   for (int i = 0; i < 300; ++i) in.push_back(ipv4_packet(pool_, IPPROTO_UDP, "192.168.1." + std::to_string(i % 250), static_cast<uint16_t>(4000 + i), "198.51.100.7", 53, Bytes(8, 1)));
   BurstResult out;
@@ -175,20 +176,20 @@ TEST_F(Nat, InstanceTakesItsSlotsShareOfPortsAndRepliesNameItsSlot) {
     const uint16_t port = port_at(m, 0);
     EXPECT_GE(port, 1500);
     EXPECT_LE(port, 1749);
-    EXPECT_EQ(owner->slot_of(m), -1) << "outbound goes by flow hash";
+    EXPECT_EQ(owner->slot_of(m, hash), -1) << "outbound goes by flow hash";
   }
   out.free_all();
   for (uint16_t port : {1000, 1249, 1250, 1500, 1749, 1750, 1999}) {
     rte_mbuf* reply = ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, "203.0.113.1", port, Bytes(8, 1));
-    EXPECT_EQ(owner->slot_of(reply), (port - 1000) / 250) << port;
+    EXPECT_EQ(owner->slot_of(reply, hash), (port - 1000) / 250) << port;
     rte_pktmbuf_free(reply);
   }
   rte_mbuf* echo_reply = icmp_echo("198.51.100.7", "203.0.113.1", RTE_IP_ICMP_ECHO_REPLY, 1750);
   rte_mbuf* elsewhere = ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, "203.0.113.9", 1500, Bytes(8, 1));
   rte_mbuf* below = ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, "203.0.113.1", 999, Bytes(8, 1));
-  EXPECT_EQ(owner->slot_of(echo_reply), 3);
-  EXPECT_EQ(owner->slot_of(elsewhere), -1);
-  EXPECT_EQ(owner->slot_of(below), -1);
+  EXPECT_EQ(owner->slot_of(echo_reply, hash), 3);
+  EXPECT_EQ(owner->slot_of(elsewhere, hash), -1);
+  EXPECT_EQ(owner->slot_of(below, hash), -1);
   for (rte_mbuf* m : {echo_reply, elsewhere, below}) rte_pktmbuf_free(m);
   // One instance per pool needs no steering; a range smaller than the pool is an error.
   EXPECT_FALSE(nat()->owner_slot());

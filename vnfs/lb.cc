@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -85,6 +87,48 @@ bool parse_endpoint(const std::string& text, Endpoint& out) {
   return true;
 }
 
+// Gives both directions of a connection one steering hash, that of its
+// client -> VIP tuple as the lb sees it, so flow pins keep a backend's
+// replies on the instance that holds the connection. A reply (backend ->
+// client) finds its VIP through its backend; a backend endpoint that serves
+// several services cannot say which, and its replies keep their own hash.
+struct ConnectionSteering final : OwnerSlot {
+  struct Vip {
+    uint32_t addr;  // network order, like the port
+    uint16_t port;
+    uint8_t protocol;
+  };
+  static constexpr int kAmbiguous = -1;
+  std::vector<Vip> vips;                                   // by service
+  std::vector<std::pair<uint64_t, int>> service_of_backend;  // sorted by endpoint key
+
+  static uint64_t endpoint_key(uint32_t addr, uint16_t port, uint8_t protocol) {
+    return static_cast<uint64_t>(addr) << 24 | static_cast<uint64_t>(port) << 8 | protocol;
+  }
+
+  int slot_of(const rte_mbuf* m, uint32_t& flow_hash_out) const override {
+    ParsedPacket p;
+    if (parse_packet(m, p) != ParseStatus::kOk || p.key.family != AddressFamily::kIpv4 || p.later_fragment ||
+        (p.key.protocol != IPPROTO_TCP && p.key.protocol != IPPROTO_UDP))
+      return -1;
+    uint32_t src, dst;
+    std::memcpy(&src, p.key.src_addr, 4);
+    std::memcpy(&dst, p.key.dst_addr, 4);
+    const uint16_t dst_port = rte_cpu_to_be_16(p.key.dst_port);
+    for (const Vip& vip : vips)
+      if (vip.addr == dst && vip.port == dst_port && vip.protocol == p.key.protocol) {
+        flow_hash_out = flow_hash(p.key);
+        return -1;
+      }
+    const uint64_t key = endpoint_key(src, rte_cpu_to_be_16(p.key.src_port), p.key.protocol);
+    const auto it = std::lower_bound(service_of_backend.begin(), service_of_backend.end(), std::make_pair(key, INT32_MIN));
+    if (it == service_of_backend.end() || it->first != key || it->second == kAmbiguous) return -1;
+    const Vip& vip = vips[static_cast<size_t>(it->second)];
+    flow_hash_out = flow_hash_ipv4(dst, vip.addr, p.key.dst_port, rte_be_to_cpu_16(vip.port), p.key.protocol);
+    return -1;
+  }
+};
+
 class LoadBalancerVnf final : public Vnf {
  public:
   ~LoadBalancerVnf() override {
@@ -96,6 +140,7 @@ class LoadBalancerVnf final : public Vnf {
     input_.init(settings, {"services", "down", "table_size", "connections", "conn_timeout"},
                 InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
     parse_services(settings.get_string("services", ""));
+    if (settings.slots > 1) build_steering();
     table_size_ = static_cast<uint32_t>(settings.get_uint("table_size", 65537, 3, 1u << 24));
     if (!lb::is_prime(table_size_)) throw VnfConfigError("table_size", "a prime (e.g. 65537), got " + std::to_string(table_size_));
     timeout_ = settings.get_uint("conn_timeout", 300, 1, 86400) * rte_get_tsc_hz();
@@ -199,6 +244,8 @@ class LoadBalancerVnf final : public Vnf {
 
   bool stateful() const override { return true; }
 
+  std::shared_ptr<const OwnerSlot> owner_slot() const override { return steering_; }
+
   // "backend down A.B.C.D:P" / "backend up A.B.C.D:P" / "backends".
   bool control(const std::string& request, std::string& reply) override {
     std::istringstream in(request);
@@ -276,6 +323,22 @@ class LoadBalancerVnf final : public Vnf {
     }
     if (services_.empty() || services_.size() > kMaxServices)
       throw VnfConfigError("services", "1 to " + std::to_string(kMaxServices) + " services VIP:PORT/PROTO=BACKENDS separated by ';'");
+  }
+
+  void build_steering() {
+    auto steering = std::make_shared<ConnectionSteering>();
+    std::map<uint64_t, int> service_of;
+    for (size_t s = 0; s < services_.size(); ++s) {
+      const Service& service = services_[s];
+      steering->vips.push_back({service.vip.addr, service.vip.port, service.protocol});
+      for (const Backend& b : service.backends) {
+        const uint64_t key = ConnectionSteering::endpoint_key(b.at.addr, b.at.port, service.protocol);
+        const auto [it, fresh] = service_of.emplace(key, static_cast<int>(s));
+        if (!fresh && it->second != static_cast<int>(s)) it->second = ConnectionSteering::kAmbiguous;
+      }
+    }
+    steering->service_of_backend.assign(service_of.begin(), service_of.end());
+    steering_ = std::move(steering);
   }
 
   bool set_backend(const std::string& name, bool up, std::string& reply) {
@@ -425,6 +488,7 @@ class LoadBalancerVnf final : public Vnf {
   std::atomic<int> active_{0};
   std::atomic<int> in_use_{-1};
   uint32_t table_size_ = 65537;
+  std::shared_ptr<const ConnectionSteering> steering_;  // pools of several instances only
   uint64_t timeout_ = 0;
   rte_hash* conn_table_ = nullptr;   // client 5-tuple -> connection
   rte_hash* reply_table_ = nullptr;  // backend -> client 5-tuple -> connection

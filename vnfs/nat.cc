@@ -64,7 +64,7 @@ struct PortShare final : OwnerSlot {
   std::vector<uint32_t> external;  // network order
   uint32_t internal_net = 0, internal_mask = 0;
 
-  int slot_of(const rte_mbuf* m) const override {
+  int slot_of(const rte_mbuf* m, uint32_t& /*flow_hash*/) const override {
     ParsedPacket p;
     if (parse_packet(m, p) != ParseStatus::kOk || p.key.family != AddressFamily::kIpv4 || p.later_fragment) return -1;
     uint32_t src, dst;

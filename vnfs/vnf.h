@@ -50,17 +50,20 @@ struct VnfSettings {
   void reject_unknown(const std::vector<std::string>& known) const;
 };
 
-// Which instance of a pool holds the state of a packet whose own flow hash
-// says nothing about it: a reply addressed to something the instance chose
-// (nat: an external port from its slot's share). The pod steers such
-// packets by this rather than by flow pins, which only know the flow's
-// other direction. It depends on the configuration only, so any instance's
-// answers for the whole pool; it runs on workers and must not write.
+// Steering for a pool whose replies carry nothing of their flow's hash, so
+// flow pins (which know only the flow's other direction) would send them
+// to an instance without their state. Either the reply names its instance
+// (nat: an external port from its slot's share), or both directions can be
+// given one hash (lb: the client -> VIP tuple, rebuilt from a reply). It
+// depends on the configuration only, so any instance's answers for the
+// whole pool; it runs on workers and must not write.
 class OwnerSlot {
  public:
   virtual ~OwnerSlot() = default;
-  // The slot, or -1 for a packet to steer by its flow hash like any other.
-  virtual int slot_of(const rte_mbuf* m) const = 0;
+  // The slot that holds the packet's state; or -1 to steer it by flow pin
+  // and Maglev on `flow_hash` (the pod's hash of the packet, which this may
+  // replace with the hash of the flow's other direction).
+  virtual int slot_of(const rte_mbuf* m, uint32_t& flow_hash) const = 0;
 };
 
 // Receives a VNF's counters by name when the control thread reads them.
