@@ -7,6 +7,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <spdlog/spdlog.h>
 
 namespace nfv {
 namespace {
@@ -55,6 +56,10 @@ void InstancePool::start_instance(int slot) {
     owner_slot_ = in.vnf->owner_slot();
     view_.owner = owner_slot_.get();
   }
+  for (const std::string& request : standing_requests_) {
+    std::string reply;
+    if (!in.vnf->control(request, reply)) spdlog::warn("{}: instance {} refused standing request '{}': {}", name_, in.id, request, reply);
+  }
   if (!in.queue) {
     // Ring names are process-wide: the instance id keeps them unique.
     const std::string ring_name = "inst_q_" + std::to_string(in.id);
@@ -66,6 +71,11 @@ void InstancePool::start_instance(int slot) {
   in.draining_since_tsc = 0;
   view_.state[slot] = InstanceState::kActive;
   view_.generation[slot]++;
+}
+
+void InstancePool::add_standing_request(const std::string& request) {
+  std::erase(standing_requests_, request);
+  standing_requests_.push_back(request);
 }
 
 bool InstancePool::scale_to(int n, uint64_t now_tsc, std::string* error) {

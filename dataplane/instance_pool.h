@@ -102,6 +102,11 @@ class InstancePool {
   // queues (none when draining worked), which the caller frees.
   std::vector<struct rte_mbuf*> destroy_freed(const std::vector<int>& slots);
 
+  // A state-changing operator request to the whole hop (e.g. lb "backend
+  // down ..."): instances started from now on get it after init, in order.
+  // Repeating a request moves it to the end, so toggles keep the list short.
+  void add_standing_request(const std::string& request);
+
   // The view to publish after any change.
   const PoolView& view() const { return view_; }
 
@@ -118,6 +123,7 @@ class InstancePool {
   std::array<std::unique_ptr<Instance>, kMaxInstancesPerPool> slots_;
   PoolView view_;
   std::shared_ptr<const OwnerSlot> owner_slot_;  // from the first instance started
+  std::vector<std::string> standing_requests_;
   PoolTotals freed_;
 };
 

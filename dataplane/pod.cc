@@ -322,6 +322,12 @@ std::future<std::string> Pod::scale(const std::string& chain, int hop, int insta
   return promise->get_future();
 }
 
+std::future<nfv::control::Response> Pod::request_async(const nfv::control::Request& request) {
+  auto promise = std::make_shared<std::promise<nfv::control::Response>>();
+  post([this, promise, request] { promise->set_value(handle_request(request)); });
+  return promise->get_future();
+}
+
 std::future<nfv::stats::PodStats> Pod::stats_async() {
   auto promise = std::make_shared<std::promise<nfv::stats::PodStats>>();
   post([this, promise] { promise->set_value(stats()); });

@@ -48,6 +48,7 @@ class Pod {
   // holds "" on success, else the reason.
   std::future<std::string> scale(const std::string& chain, int hop, int instances);
   std::future<nfv::stats::PodStats> stats_async();
+  std::future<nfv::control::Response> request_async(const nfv::control::Request& request);
 
   // The control API's requests, answered on the control thread.
   nfv::control::Response handle_request(const nfv::control::Request& request);

@@ -200,20 +200,26 @@ std::string Pod::drain(const nfv::control::DrainRequest& request) {
   return "no active instance " + std::to_string(request.instance_id()) + " in " + request.chain() + " hop " + std::to_string(request.hop());
 }
 
-// Hands a request to the VNF of each matching active instance of a hop (control
-// thread: instances are created and destroyed only here). Only "top" and
-// "backends" read without the token; the control server leaves VNF requests
-// to us.
+// Requests that only read an instance ("top", "backends") need no token;
+// every other one may change its state.
+static bool reads_only(const std::string& request) { return request == "top" || request == "backends"; }
+
+// Hands a request to the VNF of each matching instance of a hop, draining
+// ones included (they still serve their flows); control thread: instances
+// are created and destroyed only here. A request to the whole hop that
+// changes state stands: the pool hands it to the instances it starts later,
+// so a scaled-out lb knows which backends are down. The control server
+// leaves VNF requests to us.
 static std::string vnf_request(const PodRuntime& pod, int chain, const nfv::control::Request& request, nfv::control::VnfReply* out) {
   const auto& r = request.vnf();
-  if (r.request() != "top" && r.request() != "backends" && request.token() != pod.layout.control.token) return "wrong token";
+  if (!reads_only(r.request()) && request.token() != pod.layout.control.token) return "wrong token";
   const int flat = pod.hop_base[chain] + static_cast<int>(r.hop()) - 1;
   const auto& sites = pod.layout.chains[chain].hops[r.hop() - 1].sites;
   for (std::size_t k = 0; k < sites.size(); ++k) {
     InstancePool* pool = pod.pools[pod.pool_base[flat] + k].get();
     if (!pool) continue;
     for (int s = 0; s < kMaxInstancesPerPool; ++s) {
-      if (pool->state(s) != InstanceState::kActive || (r.instance_id() && pool->slot(s).id != r.instance_id())) continue;
+      if (pool->state(s) == InstanceState::kFree || (r.instance_id() && pool->slot(s).id != r.instance_id())) continue;
       std::string reply;
       if (!pool->slot(s).vnf->control(r.request(), reply)) return "instance " + std::to_string(pool->slot(s).id) + ": " + reply;
       auto* i = out->add_instances();
@@ -221,8 +227,10 @@ static std::string vnf_request(const PodRuntime& pod, int chain, const nfv::cont
       i->set_site(pod.layout.sites[sites[k]].name);
       i->set_reply(reply);
     }
+    // Accepted by the pool's instances (an error returned above).
+    if (!r.instance_id() && !reads_only(r.request())) pool->add_standing_request(r.request());
   }
-  if (out->instances_size() == 0) return "no active instance of " + r.chain() + " hop " + std::to_string(r.hop()) + " in this pod";
+  if (out->instances_size() == 0) return "no instance of " + r.chain() + " hop " + std::to_string(r.hop()) + " in this pod";
   return "";
 }
 

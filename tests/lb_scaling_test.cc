@@ -4,7 +4,8 @@
 // client -> VIP tuple, so flow pins keep a reply on the instance that holds
 // its connection. Shown: each client keeps its backend, no connection is
 // opened twice, every reply (also through a draining instance) leaves from
-// the VIP, and nothing is lost.
+// the VIP, and nothing is lost. Then a backend marked down through the
+// control API reaches every instance, also one started afterwards.
 //
 // The pod runs in this process (EAL: main lcore + one worker); a driver
 // thread injects UDP frames into the pod's net_ring input and reads the
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "control.pb.h"
 #include "in_process_pod.h"
 #include "packet_builder.h"
 
@@ -102,6 +104,33 @@ TEST(LbScaling, OneToThreeToOneKeepsEveryConnectionAndReply) {
     EXPECT_EQ(sum(counter_by_instance(stats, "not_vip")), 0u);
     EXPECT_EQ(sum(counter_by_instance(stats, "connections")), 6000u);
     nfv::test::expect_all_delivered(stats, d.sent());
+
+    // A backend marked down through the control API reaches every instance,
+    // draining ones too, and instances started later: out to 4 (the two
+    // draining come back, one is new), no new connection goes to it, and
+    // connections on the other backends stay where they are.
+    nfv::control::Request down;
+    down.mutable_vnf()->set_chain("web");
+    down.mutable_vnf()->set_hop(1);
+    down.mutable_vnf()->set_request("backend down 10.1.0.2:8080");
+    const auto reply = pod.request_async(down).get();
+    ASSERT_TRUE(reply.ok()) << reply.error();
+    EXPECT_EQ(reply.vnf().instances_size(), 3);
+    ASSERT_EQ(scale(4), "");
+    std::map<uint32_t, uint32_t> fresh;
+    send_requests(d, 6000, 8000, fresh);
+    const uint32_t down_backend = nfv::test::ipv4_host_order("10.1.0.2");
+    for (const auto& [flow, backend] : fresh) EXPECT_NE(backend, down_backend) << "new flow " << flow << " sent to a backend that is down";
+    const auto by_instance = counter_by_instance(pod.stats_async().get(), "connections");
+    ASSERT_EQ(by_instance.size(), 4u);
+    for (const auto& [id, n] : by_instance) EXPECT_GT(n, 0u) << "instance " << id << " took no new connection";
+    std::map<uint32_t, uint32_t> others;
+    for (const auto& [flow, backend] : backend_of)
+      if (backend != down_backend) others[flow] = backend;
+    std::vector<Bytes> frames;
+    for (const auto& [flow, backend] : others)
+      frames.push_back(nfv::test::udp_frame_of_flow(client_address(static_cast<int>(flow)), client_port(static_cast<int>(flow)), "198.51.100.10", 80, flow));
+    for (const SeenFrame& s : d.exchange(frames)) EXPECT_EQ(s.dst, others.at(s.flow)) << "flow " << s.flow << " moved off a backend that is up";
   });
 }
 
