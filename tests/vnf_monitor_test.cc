@@ -75,6 +75,41 @@ TEST_F(Monitor, ReportsHeavyHittersWithExactFlowCounters) {
   EXPECT_EQ(c["packets"], 40u * 55u + 1u);
 }
 
+// Flows idle for longer than flow_timeout end: their records leave the
+// table and the heavy hitters, and a flow that comes back starts afresh.
+TEST_F(Monitor, IdleFlowsExpireAndLeaveTheHeavyHitters) {
+  auto monitor = make_vnf("monitor", {{"flows", "64"}, {"flow_timeout", "1"}, {"top_k", "2"}, {"export_interval_ms", "1"}});
+  auto packets_of = [&](const std::string& src, int n) {
+    std::vector<rte_mbuf*> pkts;
+    for (int i = 0; i < n; ++i) pkts.push_back(ipv4_packet(pool_, IPPROTO_UDP, src, 1000, "10.9.9.9", 53, Bytes(100, 1)));
+    run_vnf(*monitor, pkts).free_all();
+  };
+  packets_of("10.0.0.1", 10);
+  packets_of("10.0.0.2", 5);
+  packets_of("10.0.0.3", 1);
+  EXPECT_EQ(counters(*monitor)["flows"], 3u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  // A fresh flow's bursts drive the sweep over the small table.
+  for (int i = 0; i < 40; ++i) packets_of("10.0.0.4", 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  packets_of("10.0.0.4", 1);  // publishes a snapshot taken after the sweep
+  auto c = counters(*monitor);
+  EXPECT_EQ(c["flows"], 1u);
+  EXPECT_EQ(c["flows_expired"], 3u);
+  auto top = read_top(*monitor);
+  ASSERT_EQ(top.size(), 1u) << "expired flows still among the heavy hitters";
+  EXPECT_EQ(top[0].src, "10.0.0.4");
+  EXPECT_EQ(top[0].packets, 41u);
+  packets_of("10.0.0.1", 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  packets_of("10.0.0.4", 1);  // publishes the snapshot
+  top = read_top(*monitor);
+  ASSERT_EQ(top.size(), 2u);
+  for (const TopLine& t : top)
+    if (t.src == "10.0.0.1") EXPECT_EQ(t.packets, 1u) << "a returning flow starts a new record";
+  EXPECT_EQ(counters(*monitor)["flows"], 2u);
+}
+
 TEST_F(Monitor, PassesEverythingAndCountsNonIp) {
   auto monitor = make_vnf("monitor", {});
   BurstResult r = run_vnf(*monitor, {to_mbuf(pool_, concat({ethernet(0x0806), Bytes(28, 0)})),

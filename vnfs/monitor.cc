@@ -37,6 +37,7 @@ struct FlowRecord {
   uint64_t first_tsc;
   uint64_t last_tsc;
   int32_t heap_slot;  // -1 when not a heavy hitter
+  bool active;
 };
 
 struct HeapEntry {
@@ -72,7 +73,7 @@ class MonitorVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    input_.init(settings, {"flows", "top_k", "sketch_width", "sketch_depth", "export_interval_ms"},
+    input_.init(settings, {"flows", "top_k", "sketch_width", "sketch_depth", "export_interval_ms", "flow_timeout"},
                 InputPolicyDefaults{.drop_malformed = false, .drop_non_ip = false, .drop_fragments = false});
     const uint32_t flows = static_cast<uint32_t>(settings.get_uint("flows", 65536, 64, 1u << 24));
     k_ = static_cast<uint32_t>(settings.get_uint("top_k", 10, 1, kMaxTopK));
@@ -80,6 +81,7 @@ class MonitorVnf final : public Vnf {
                  static_cast<uint32_t>(settings.get_uint("sketch_depth", 4, 1, 16)));
     hz_ = rte_get_tsc_hz();
     export_interval_ = settings.get_uint("export_interval_ms", 100, 1, 60000) * hz_ / 1000;
+    timeout_ = settings.get_uint("flow_timeout", 300, 0, 86400 * 7) * hz_;
     timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     tsc0_ = rte_rdtsc();
@@ -95,7 +97,7 @@ class MonitorVnf final : public Vnf {
     params.socket_id = settings.socket_id;
     table_ = rte_hash_create(&params);
     if (!table_) throw VnfConfigError("flows", std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");
-    records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1});
+    records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false});
     heap_.reserve(k_);
   }
 
@@ -119,6 +121,7 @@ class MonitorVnf final : public Vnf {
       else pkts[kept++] = pkts[i];
     }
     const uint64_t now = rte_rdtsc();
+    if (timeout_) expire_some(now);
     if (n_ip) rte_hash_lookup_bulk(table_, key_ptrs, n_ip, positions);
     for (uint32_t i = 0; i < n_ip; ++i) {
       int32_t pos = positions[i];
@@ -129,7 +132,7 @@ class MonitorVnf final : public Vnf {
           table_full_++;
           continue;
         }
-        records_[pos] = FlowRecord{0, 0, now, now, -1};
+        records_[pos] = FlowRecord{0, 0, now, now, -1, true};
         flows_++;
       }
       FlowRecord& r = records_[pos];
@@ -180,6 +183,7 @@ class MonitorVnf final : public Vnf {
 
   void visit_counters(const CounterVisitor& visit) const override {
     visit("flows", read_counter(flows_));
+    visit("flows_expired", read_counter(expired_));
     visit("packets", read_counter(packets_));
     visit("bytes", read_counter(bytes_));
     visit("table_full", read_counter(table_full_));
@@ -205,6 +209,37 @@ class MonitorVnf final : public Vnf {
     heap_[0] = {estimate, pos};
     r.heap_slot = 0;
     sift_down(0);
+  }
+
+  // O(1) per burst, like the nat's sweep: a few records are checked each
+  // time, so the table is swept every `flows / 8` bursts. An expired flow
+  // leaves the heavy hitters too; its bytes stay in the sketch, which only
+  // ever over-estimates.
+  void expire_some(uint64_t now) {
+    constexpr uint32_t kSweep = 8;
+    const uint32_t size = static_cast<uint32_t>(records_.size());
+    for (uint32_t k = 0; k < kSweep; ++k) {
+      const uint32_t pos = sweep_;
+      sweep_ = sweep_ + 1 == size ? 0 : sweep_ + 1;
+      FlowRecord& r = records_[pos];
+      if (!r.active || now - r.last_tsc <= timeout_) continue;
+      if (r.heap_slot >= 0) remove_from_heap(static_cast<uint32_t>(r.heap_slot));
+      void* key;
+      if (rte_hash_get_key_with_position(table_, static_cast<int32_t>(pos), &key) == 0) rte_hash_del_key(table_, key);
+      r.active = false;
+      flows_--;
+      expired_++;
+    }
+  }
+
+  void remove_from_heap(uint32_t slot) {
+    records_[heap_[slot].flow].heap_slot = -1;
+    const HeapEntry last = heap_.back();
+    heap_.pop_back();
+    if (slot == heap_.size()) return;
+    place(slot, last);
+    sift_up(slot);
+    sift_down(static_cast<uint32_t>(records_[last.flow].heap_slot));
   }
 
   void place(uint32_t slot, const HeapEntry& e) {
@@ -274,6 +309,9 @@ class MonitorVnf final : public Vnf {
   uint64_t packets_ = 0;
   uint64_t bytes_ = 0;
   uint64_t table_full_ = 0;
+  uint64_t expired_ = 0;
+  uint64_t timeout_ = 0;  // TSC; 0: flows never expire
+  uint32_t sweep_ = 0;
 };
 
 }  // namespace
