@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <rte_icmp.h>
+#include <rte_tcp.h>
 
 #include "vnf_test_helpers.h"
 
@@ -195,6 +196,28 @@ TEST_F(Nat, InstanceTakesItsSlotsShareOfPortsAndRepliesNameItsSlot) {
   EXPECT_FALSE(nat()->owner_slot());
   settings.slots = 2000;
   EXPECT_THROW(VnfRegistry::instance().create("nat")->init(settings), VnfConfigError);
+}
+
+// RFC 5382: once either side sends FIN (or RST), the mapping lives only for
+// the transitory timeout; an open connection keeps the long one.
+TEST_F(Nat, ClosedTcpConnectionsExpireAfterTheTransitoryTimeout) {
+  auto n = nat({{"tcp_timeout", "3600"}, {"tcp_transitory_timeout", "1"}, {"sessions", "64"}});
+  auto tcp_with_flags = [&](const std::string& src, uint8_t flags) {
+    rte_mbuf* m = ipv4_packet(pool_, IPPROTO_TCP, src, 1000, "198.51.100.1", 443);
+    *rte_pktmbuf_mtod_offset(m, uint8_t*, 14 + 20 + 13) = flags;
+    set_l4_checksum(m);
+    return m;
+  };
+  run_vnf(*n, {tcp_with_flags("192.168.1.1", RTE_TCP_SYN_FLAG), tcp_with_flags("192.168.1.2", RTE_TCP_SYN_FLAG),
+               tcp_with_flags("192.168.1.3", RTE_TCP_SYN_FLAG)})
+      .free_all();
+  run_vnf(*n, {tcp_with_flags("192.168.1.1", RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG), tcp_with_flags("192.168.1.2", RTE_TCP_RST_FLAG)}).free_all();
+  EXPECT_EQ(counters(*n)["tcp_closing"], 2u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  for (int i = 0; i < 40; ++i) run_vnf(*n, {ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.9", 1, "198.51.100.10", 2)}).free_all();
+  auto c = counters(*n);
+  EXPECT_EQ(c["sessions_expired"], 2u);
+  EXPECT_EQ(c["sessions"], 1u) << "the open connection keeps its mapping";
 }
 
 TEST_F(Nat, RejectsBadParams) {

@@ -48,6 +48,7 @@ struct Session {
   NatKey outside;
   uint64_t last_seen;  // TSC
   bool active;
+  bool closing;  // TCP: FIN or RST seen, the transitory timeout applies
 };
 
 enum ProtoIndex { kTcp, kUdp, kIcmp, kProtocols };
@@ -93,7 +94,7 @@ class NatVnf final : public Vnf {
 
   void init(const VnfSettings& settings) override {
     input_.init(settings, {"external", "internal", "port_min", "port_max", "sessions",
-                           "tcp_timeout", "udp_timeout", "icmp_timeout"},
+                           "tcp_timeout", "tcp_transitory_timeout", "udp_timeout", "icmp_timeout"},
                 InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
     for (const std::string& a : split(settings.get_string("external", ""), ',')) {
       in_addr addr;
@@ -125,6 +126,7 @@ class NatVnf final : public Vnf {
     timeout_[kTcp] = settings.get_uint("tcp_timeout", 7440, 1, 86400) * hz;
     timeout_[kUdp] = settings.get_uint("udp_timeout", 300, 1, 86400) * hz;
     timeout_[kIcmp] = settings.get_uint("icmp_timeout", 60, 1, 86400) * hz;
+    tcp_transitory_timeout_ = settings.get_uint("tcp_transitory_timeout", 240, 1, 86400) * hz;
     const uint32_t sessions = static_cast<uint32_t>(settings.get_uint("sessions", 65536, 64, 1u << 24));
 
     static std::atomic<unsigned> next_id{0};
@@ -196,6 +198,7 @@ class NatVnf final : public Vnf {
       }
       Session& sess = sessions_[pos];
       sess.last_seen = now;
+      if (q.l4.proto == kTcp) note_tcp_flags(sess, q.l4.tcp_flags);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4.src_port, sess.outside, q.l4);
       translated_out_++;
     }
@@ -208,6 +211,7 @@ class NatVnf final : public Vnf {
       }
       Session& sess = sessions_[reinterpret_cast<uintptr_t>(in_data[j])];
       sess.last_seen = now;
+      if (q.l4.proto == kTcp) note_tcp_flags(sess, q.l4.tcp_flags);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4.dst_port, sess.inside, q.l4);
       translated_in_++;
     }
@@ -230,6 +234,7 @@ class NatVnf final : public Vnf {
     visit("sessions", read_counter(active_sessions_));
     visit("sessions_created", read_counter(created_));
     visit("sessions_expired", read_counter(expired_));
+    visit("tcp_closing", read_counter(closing_));
     visit("translated_out", read_counter(translated_out_));
     visit("translated_in", read_counter(translated_in_));
     visit("pool_exhausted", read_counter(pool_exhausted_));
@@ -251,6 +256,7 @@ class NatVnf final : public Vnf {
     uint8_t* dst_port;
     uint8_t* checksum;
     bool pseudo_header;  // TCP/UDP checksums cover the addresses, ICMP's does not
+    uint8_t tcp_flags;   // 0 for UDP and ICMP
   };
 
   struct Pending {
@@ -262,12 +268,13 @@ class NatVnf final : public Vnf {
   bool locate_l4(rte_mbuf* m, const ParsedPacket& p, const uint8_t* ip, bool outbound, L4& l4) {
     uint8_t* l4p = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l4_offset);
     if (p.key.protocol == IPPROTO_TCP) {
-      l4 = {kTcp, l4p + offsetof(rte_tcp_hdr, src_port), l4p + offsetof(rte_tcp_hdr, dst_port), l4p + offsetof(rte_tcp_hdr, cksum), true};
+      l4 = {kTcp, l4p + offsetof(rte_tcp_hdr, src_port), l4p + offsetof(rte_tcp_hdr, dst_port), l4p + offsetof(rte_tcp_hdr, cksum), true,
+            l4p[offsetof(rte_tcp_hdr, tcp_flags)]};
       return true;
     }
     if (p.key.protocol == IPPROTO_UDP) {
       l4 = {kUdp, l4p + offsetof(rte_udp_hdr, src_port), l4p + offsetof(rte_udp_hdr, dst_port),
-            l4p + offsetof(rte_udp_hdr, dgram_cksum), true};
+            l4p + offsetof(rte_udp_hdr, dgram_cksum), true, 0};
       return true;
     }
     if (p.key.protocol == IPPROTO_ICMP) {
@@ -287,7 +294,7 @@ class NatVnf final : public Vnf {
         return false;
       }
       uint8_t* ident = l4p + offsetof(rte_icmp_hdr, icmp_ident);
-      l4 = {kIcmp, ident, ident, l4p + offsetof(rte_icmp_hdr, icmp_cksum), false};
+      l4 = {kIcmp, ident, ident, l4p + offsetof(rte_icmp_hdr, icmp_cksum), false, 0};
       return true;
     }
     return false;
@@ -363,7 +370,7 @@ class NatVnf final : public Vnf {
         return -1;
       }
       free_top_[pool]--;
-      sessions_[pos] = Session{inside, outside, now, true};
+      sessions_[pos] = Session{inside, outside, now, true, false};
       created_++;
       active_sessions_++;
       return pos;
@@ -382,8 +389,19 @@ class NatVnf final : public Vnf {
       sweep_ = sweep_ + 1 == size ? 0 : sweep_ + 1;
       if (!s.active) continue;
       const ProtoIndex proto = s.inside.protocol == IPPROTO_TCP ? kTcp : s.inside.protocol == IPPROTO_UDP ? kUdp : kIcmp;
-      if (now - s.last_seen < timeout_[proto]) continue;
+      if (now - s.last_seen < (s.closing ? tcp_transitory_timeout_ : timeout_[proto])) continue;
       release(s, proto);
+    }
+  }
+
+  // RFC 5382: a connection that has sent FIN or RST either way is closing
+  // and keeps its mapping only for the transitory timeout; a SYN reopens it.
+  void note_tcp_flags(Session& s, uint8_t flags) {
+    if (flags & (RTE_TCP_FIN_FLAG | RTE_TCP_RST_FLAG)) {
+      closing_ += !s.closing;
+      s.closing = true;
+    } else if (flags & RTE_TCP_SYN_FLAG) {
+      s.closing = false;
     }
   }
 
@@ -410,6 +428,8 @@ class NatVnf final : public Vnf {
   uint16_t port_min_ = 1024, port_max_ = 65535;
   PortShare share_;
   uint64_t timeout_[kProtocols] = {};
+  uint64_t tcp_transitory_timeout_ = 0;
+  uint64_t closing_ = 0;
   uint32_t sweep_ = 0;
   InputPolicy input_;
   uint64_t active_sessions_ = 0;
