@@ -3,7 +3,8 @@
 // router, ids, monitor, ratelimit. An input is a template choice, a segment
 // split and a length, then bytes XORed over a valid frame (so mutations land
 // in header fields, not only in noise), then any extra tail. The instance
-// lives across inputs, so stateful VNFs are fuzzed with state too.
+// lives across inputs, so stateful VNFs are fuzzed with state too; nat and
+// lb run as slot 1 of a pool of 2, so their reply steering is fuzzed too.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +24,7 @@
 namespace {
 
 std::unique_ptr<nfv::Vnf> g_vnf;
+std::shared_ptr<const nfv::OwnerSlot> g_steering;  // nat and lb, as slot 1 of a pool of 2
 rte_mempool* g_pool = nullptr;
 std::vector<std::vector<uint8_t>> g_templates;
 
@@ -92,8 +94,11 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
       std::fprintf(stderr, "NFV_FUZZ_TARGET: unknown target '%s'\n", target.c_str());
       std::exit(1);
     }
+    settings.slot = 1;
+    settings.slots = 2;
     g_vnf = nfv::VnfRegistry::instance().create(target);
     g_vnf->init(settings);
+    g_steering = g_vnf->owner_slot();
   }
   g_templates = {ipv4_frame(6, 40, false), ipv4_frame(17, 30, false), ipv4_frame(1, 16, false), ipv4_frame(17, 12, true),
                  ipv6_frame(6, 40),        ipv6_frame(0, 40),         ipv4_frame(47, 8, false)};
@@ -130,6 +135,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     nfv::parse_packet(head, p);
     rte_pktmbuf_free(head);
     return 0;
+  }
+  if (g_steering) {
+    uint32_t hash = 0;
+    const int slot = g_steering->slot_of(head, hash);
+    if (slot < -1 || slot >= 2) std::abort();  // a slot of the pool, or none
   }
   rte_mbuf* burst[1] = {head};
   rte_mbuf* dropped[1];
