@@ -220,6 +220,32 @@ TEST_F(Nat, ClosedTcpConnectionsExpireAfterTheTransitoryTimeout) {
   EXPECT_EQ(c["sessions"], 1u) << "the open connection keeps its mapping";
 }
 
+// RFC 4787 REQ-9: an inside host reaches another inside host through that
+// host's external address:port; both addresses are translated, checksums hold.
+TEST_F(Nat, HairpinsBetweenInsideHosts) {
+  auto n = nat({{"external", "203.0.113.1"}});
+  BurstResult b = run_vnf(*n, {ipv4_packet(pool_, IPPROTO_UDP, "192.168.1.20", 6000, "198.51.100.7", 53, Bytes(8, 1))});
+  ASSERT_EQ(b.passed.size(), 1u);
+  const uint16_t b_port = port_at(b.passed[0], 0);
+  b.free_all();
+  BurstResult a = run_vnf(*n, {ipv4_packet(pool_, IPPROTO_UDP, "192.168.1.10", 5000, "203.0.113.1", b_port, Bytes(8, 2))});
+  ASSERT_EQ(a.passed.size(), 1u);
+  rte_mbuf* m = a.passed[0];
+  EXPECT_EQ(ipv4_text(ipv4_of(m)->src_addr), "203.0.113.1");
+  EXPECT_NE(port_at(m, 0), 5000);
+  EXPECT_EQ(ipv4_text(ipv4_of(m)->dst_addr), "192.168.1.20");
+  EXPECT_EQ(port_at(m, 1), 6000);
+  EXPECT_TRUE(checksums_valid(m));
+  a.free_all();
+  // To an external port no inside host owns: dropped, not sent out to ourselves.
+  BurstResult none = run_vnf(*n, {ipv4_packet(pool_, IPPROTO_UDP, "192.168.1.10", 5000, "203.0.113.1", 1, Bytes(8, 2))});
+  EXPECT_EQ(none.dropped.size(), 1u);
+  none.free_all();
+  auto c = counters(*n);
+  EXPECT_EQ(c["hairpinned"], 1u);
+  EXPECT_EQ(c["hairpin_no_session"], 1u);
+}
+
 TEST_F(Nat, RejectsBadParams) {
   EXPECT_THROW(make_vnf("nat", {{"internal", "10.0.0.0/8"}}), VnfConfigError);
   EXPECT_THROW(make_vnf("nat", {{"external", "1.2.3"}, {"internal", "10.0.0.0/8"}}), VnfConfigError);

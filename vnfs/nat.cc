@@ -189,6 +189,12 @@ class NatVnf final : public Vnf {
     if (n_in) rte_hash_lookup_bulk_data(in_table_, in_keys, n_in, &in_hit_mask, in_data);
     for (uint32_t j = 0; j < n_out; ++j) {
       Pending& q = pending[out_index[j]];
+      const int32_t peer = hairpin_peer(q);
+      if (peer == kNoPeer) {
+        hairpin_no_session_++;
+        verdict[out_index[j]] = kDropIt;
+        continue;
+      }
       int32_t pos = out_pos[j];
       if (pos < 0) pos = rte_hash_lookup(out_table_, &q.key);  // a new flow seen twice in this burst
       if (pos < 0) pos = create_session(q.key, q.l4.proto, now);
@@ -201,6 +207,12 @@ class NatVnf final : public Vnf {
       if (q.l4.proto == kTcp) note_tcp_flags(sess, q.l4.tcp_flags);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4.src_port, sess.outside, q.l4);
       translated_out_++;
+      if (peer >= 0) {
+        Session& to = sessions_[peer];
+        to.last_seen = now;
+        rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4.dst_port, to.inside, q.l4);
+        hairpinned_++;
+      }
     }
     for (uint32_t j = 0; j < n_in; ++j) {
       Pending& q = pending[in_index[j]];
@@ -235,6 +247,8 @@ class NatVnf final : public Vnf {
     visit("sessions_created", read_counter(created_));
     visit("sessions_expired", read_counter(expired_));
     visit("tcp_closing", read_counter(closing_));
+    visit("hairpinned", read_counter(hairpinned_));
+    visit("hairpin_no_session", read_counter(hairpin_no_session_));
     visit("translated_out", read_counter(translated_out_));
     visit("translated_in", read_counter(translated_in_));
     visit("pool_exhausted", read_counter(pool_exhausted_));
@@ -394,6 +408,24 @@ class NatVnf final : public Vnf {
     }
   }
 
+  static constexpr int32_t kNotHairpin = -1;
+  static constexpr int32_t kNoPeer = -2;
+
+  // Hairpinning (RFC 4787 REQ-9): an outbound TCP/UDP packet to one of our
+  // external address:ports is for the inside host that owns that mapping.
+  // Returns the session to translate the destination back with, kNotHairpin
+  // for a packet to elsewhere, kNoPeer when no inside host owns the port.
+  int32_t hairpin_peer(const Pending& q) const {
+    if (q.l4.proto == kIcmp) return kNotHairpin;
+    NatKey to{0, 0, q.key.protocol, 0, 0};
+    std::memcpy(&to.addr, q.ip + offsetof(rte_ipv4_hdr, dst_addr), 4);
+    if (!is_external(to.addr)) return kNotHairpin;
+    std::memcpy(&to.port, q.l4.dst_port, 2);
+    void* data;
+    if (rte_hash_lookup_data(in_table_, &to, &data) < 0) return kNoPeer;
+    return static_cast<int32_t>(reinterpret_cast<uintptr_t>(data));
+  }
+
   // RFC 5382: a connection that has sent FIN or RST either way is closing
   // and keeps its mapping only for the transitory timeout; a SYN reopens it.
   void note_tcp_flags(Session& s, uint8_t flags) {
@@ -430,6 +462,8 @@ class NatVnf final : public Vnf {
   uint64_t timeout_[kProtocols] = {};
   uint64_t tcp_transitory_timeout_ = 0;
   uint64_t closing_ = 0;
+  uint64_t hairpinned_ = 0;
+  uint64_t hairpin_no_session_ = 0;
   uint32_t sweep_ = 0;
   InputPolicy input_;
   uint64_t active_sessions_ = 0;
