@@ -99,46 +99,6 @@ ParseStatus parse_ipv6(const uint8_t* data, uint32_t available, uint32_t frame_l
   return parse_l4(data, datagram_end, offset, out);
 }
 
-// The common case, checked in one go: untagged IPv4 without options or
-// fragmentation carrying TCP or UDP whose header fits. Anything else (or
-// anything wrong) returns false and takes the general path below.
-[[gnu::always_inline]] inline bool parse_plain_ipv4(const uint8_t* data, uint32_t available, uint32_t frame_len,
-                                                    ParsedPacket& out) {
-  constexpr uint32_t kL3 = sizeof(rte_ether_hdr);
-  constexpr uint32_t kL4 = kL3 + sizeof(rte_ipv4_hdr);
-  if (available < kL4 + sizeof(rte_tcp_hdr)) return false;
-  const auto* eth = reinterpret_cast<const rte_ether_hdr*>(data);
-  const auto* ip = reinterpret_cast<const rte_ipv4_hdr*>(data + kL3);
-  if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) || ip->version_ihl != 0x45 ||
-      (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0)
-    return false;
-  const uint8_t proto = ip->next_proto_id;
-  const uint32_t total_length = rte_be_to_cpu_16(ip->total_length);
-  if (kL3 + total_length > frame_len) return false;
-  if (proto == IPPROTO_UDP) {
-    if (total_length < sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr)) return false;
-  } else if (proto == IPPROTO_TCP) {
-    const uint32_t tcp_length = (reinterpret_cast<const rte_tcp_hdr*>(data + kL4)->data_off >> 4) * 4u;
-    if (tcp_length < sizeof(rte_tcp_hdr) || sizeof(rte_ipv4_hdr) + tcp_length > total_length ||
-        kL4 + tcp_length > available)
-      return false;
-  } else {
-    return false;
-  }
-  out.ether_type = RTE_ETHER_TYPE_IPV4;
-  out.l3_offset = kL3;
-  out.l4_offset = kL4;
-  out.key.family = AddressFamily::kIpv4;
-  out.key.protocol = proto;
-  std::memcpy(out.key.src_addr, &ip->src_addr, 4);
-  std::memcpy(out.key.dst_addr, &ip->dst_addr, 4);
-  uint16_t ports[2];
-  std::memcpy(ports, data + kL4, sizeof(ports));
-  out.key.src_port = rte_be_to_cpu_16(ports[0]);
-  out.key.dst_port = rte_be_to_cpu_16(ports[1]);
-  return true;
-}
-
 }  // namespace
 
 const char* parse_status_name(ParseStatus status) {
@@ -167,7 +127,7 @@ uint32_t ParsedPacket::ipv4_dst() const {
   return rte_be_to_cpu_32(v);
 }
 
-ParseStatus parse_packet(const rte_mbuf* m, ParsedPacket& out) {
+ParseStatus parse_packet_general(const rte_mbuf* m, ParsedPacket& out) {
   // Field by field: a whole-struct reset costs a memset call per packet.
   std::memset(&out.key, 0, sizeof(out.key));
   out.vlan_tags = 0;
@@ -179,7 +139,6 @@ ParseStatus parse_packet(const rte_mbuf* m, ParsedPacket& out) {
   const uint32_t available = rte_pktmbuf_data_len(m);
   const uint32_t frame_len = rte_pktmbuf_pkt_len(m);
   if (available < sizeof(rte_ether_hdr)) return out.status = ParseStatus::kTruncatedL2;
-  if (parse_plain_ipv4(data, available, frame_len, out)) return out.status = ParseStatus::kOk;
   uint16_t ether_type = rte_be_to_cpu_16(reinterpret_cast<const rte_ether_hdr*>(data)->ether_type);
   uint32_t offset = sizeof(rte_ether_hdr);
   while (is_vlan(ether_type)) {

@@ -58,9 +58,59 @@ struct ParsedPacket {
   uint32_t ipv4_dst() const;
 };
 
+// Every case but parse_plain_ipv4's (out of line: VLAN tags, IPv4 options,
+// fragments, IPv6, other protocols, and every malformed frame).
+ParseStatus parse_packet_general(const rte_mbuf* m, ParsedPacket& out);
+
+// The common case, checked in one go and inlined into every caller (which
+// lets the compiler keep the fields it reads in registers): untagged IPv4
+// without options or fragmentation carrying TCP or UDP whose header fits.
+// Anything else (or anything wrong) returns false.
+[[gnu::always_inline]] inline bool parse_plain_ipv4(const rte_mbuf* m, ParsedPacket& out) {
+  constexpr uint32_t kL3 = 14, kL4 = kL3 + 20;  // after Ethernet; after an IPv4 header without options
+  const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
+  const uint32_t available = rte_pktmbuf_data_len(m);
+  if (available < kL4 + 20) return false;  // room for a TCP header (and so for UDP's)
+  uint16_t ether_type, total_length_be, fragment_be;
+  std::memcpy(&ether_type, data + 12, 2);
+  std::memcpy(&total_length_be, data + kL3 + 2, 2);
+  std::memcpy(&fragment_be, data + kL3 + 6, 2);
+  // EtherType IPv4, version 4 with IHL 5, no fragment offset and no MF flag.
+  if (ether_type != RTE_BE16(0x0800) || data[kL3] != 0x45 || (fragment_be & RTE_BE16(0x3fff)) != 0) return false;
+  const uint8_t proto = data[kL3 + 9];
+  const uint32_t total_length = rte_be_to_cpu_16(total_length_be);
+  if (kL3 + total_length > rte_pktmbuf_pkt_len(m)) return false;
+  if (proto == 17) {
+    if (total_length < 20 + 8) return false;
+  } else if (proto == 6) {
+    const uint32_t tcp_length = (data[kL4 + 12] >> 4) * 4u;
+    if (tcp_length < 20 || 20 + tcp_length > total_length || kL4 + tcp_length > available) return false;
+  } else {
+    return false;
+  }
+  out.vlan_tags = 0;
+  out.later_fragment = false;
+  out.ether_type = 0x0800;
+  out.l3_offset = kL3;
+  out.l4_offset = kL4;
+  std::memset(&out.key, 0, sizeof(out.key));
+  out.key.family = AddressFamily::kIpv4;
+  out.key.protocol = proto;
+  std::memcpy(out.key.src_addr, data + kL3 + 12, 4);
+  std::memcpy(out.key.dst_addr, data + kL3 + 16, 4);
+  uint16_t ports[2];
+  std::memcpy(ports, data + kL4, sizeof(ports));
+  out.key.src_port = rte_be_to_cpu_16(ports[0]);
+  out.key.dst_port = rte_be_to_cpu_16(ports[1]);
+  return true;
+}
+
 // Parses the headers of `m`. Headers must lie in the first segment (they do
 // for every PMD we use); a frame whose headers do not is reported truncated.
-ParseStatus parse_packet(const rte_mbuf* m, ParsedPacket& out);
+inline ParseStatus parse_packet(const rte_mbuf* m, ParsedPacket& out) {
+  if (parse_plain_ipv4(m, out)) return out.status = ParseStatus::kOk;
+  return parse_packet_general(m, out);
+}
 
 // flow_hash of an IPv4 5-tuple: addresses in network order, ports in host
 // order (as FlowKey holds them). Two CRC32 instructions.
