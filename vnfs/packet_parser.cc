@@ -115,18 +115,6 @@ const char* parse_status_name(ParseStatus status) {
   return "unknown";
 }
 
-uint32_t ParsedPacket::ipv4_src() const {
-  uint32_t v;
-  std::memcpy(&v, key.src_addr, 4);
-  return rte_be_to_cpu_32(v);
-}
-
-uint32_t ParsedPacket::ipv4_dst() const {
-  uint32_t v;
-  std::memcpy(&v, key.dst_addr, 4);
-  return rte_be_to_cpu_32(v);
-}
-
 ParseStatus parse_packet_general(const rte_mbuf* m, ParsedPacket& out) {
   // Field by field: a whole-struct reset costs a memset call per packet.
   std::memset(&out.key, 0, sizeof(out.key));

@@ -54,8 +54,17 @@ struct ParsedPacket {
   uint16_t l4_offset;
   FlowKey key;
 
-  uint32_t ipv4_src() const;    // host order; only for family kIpv4
-  uint32_t ipv4_dst() const;
+  // Host order; only for family kIpv4.
+  uint32_t ipv4_src() const {
+    uint32_t v;
+    std::memcpy(&v, key.src_addr, 4);
+    return rte_be_to_cpu_32(v);
+  }
+  uint32_t ipv4_dst() const {
+    uint32_t v;
+    std::memcpy(&v, key.dst_addr, 4);
+    return rte_be_to_cpu_32(v);
+  }
 };
 
 // Every case but parse_plain_ipv4's (out of line: VLAN tags, IPv4 options,
@@ -107,7 +116,7 @@ ParseStatus parse_packet_general(const rte_mbuf* m, ParsedPacket& out);
 
 // Parses the headers of `m`. Headers must lie in the first segment (they do
 // for every PMD we use); a frame whose headers do not is reported truncated.
-inline ParseStatus parse_packet(const rte_mbuf* m, ParsedPacket& out) {
+[[gnu::always_inline]] inline ParseStatus parse_packet(const rte_mbuf* m, ParsedPacket& out) {
   if (parse_plain_ipv4(m, out)) return out.status = ParseStatus::kOk;
   return parse_packet_general(m, out);
 }
