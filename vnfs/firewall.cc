@@ -169,12 +169,7 @@ class FirewallVnf final : public Vnf {
     else std::fill_n(result6, n6, 0u);
     for (uint32_t j = 0; j < n4; ++j) verdict[index4[j]] = decide(result4[j]);
     for (uint32_t j = 0; j < n6; ++j) verdict[index6[j]] = decide(result6[j]);
-    uint16_t kept = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      if (verdict[i] == 1) dropped[(*n_dropped)++] = pkts[i];
-      else pkts[kept++] = pkts[i];
-    }
-    return kept;
+    return compact_burst(pkts, n, dropped, n_dropped, [&](uint16_t i) { return verdict[i] == 1; });
   }
 
   bool stateful() const override { return false; }

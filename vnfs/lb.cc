@@ -27,6 +27,7 @@
 #include "input_policy.h"
 #include "lb_maglev.h"
 #include "text_file.h"
+#include "two_way_burst.h"
 #include "vnf.h"
 
 namespace nfv {
@@ -73,8 +74,8 @@ struct alignas(8) Connection {
 
 constexpr size_t kMaxServices = 64;
 
-// Per-packet verdicts between the two passes of a burst.
-enum : uint8_t { kPassIt, kDropIt, kToService, kMaybeReply };
+// Packets to a VIP are looked up by client tuple; others may be replies.
+constexpr TwoWayVerdict kToService = kForward, kMaybeReply = kReverse;
 
 bool parse_endpoint(const std::string& text, Endpoint& out) {
   const size_t colon = text.rfind(':');
@@ -191,39 +192,19 @@ class LoadBalancerVnf final : public Vnf {
     const uint64_t now = rte_rdtsc();
     expire_some(now);
     // Pass 1: keys and services; one bulk lookup per table; pass 2: decisions and rewrites.
-    Pending pending[kMaxVnfBurst];
-    uint8_t verdict[kMaxVnfBurst];
-    const void* conn_keys[kMaxVnfBurst];
-    const void* reply_keys[kMaxVnfBurst];
-    uint16_t conn_index[kMaxVnfBurst], reply_index[kMaxVnfBurst];
-    int32_t conn_pos[kMaxVnfBurst];
-    void* reply_data[kMaxVnfBurst];
-    uint32_t n_conn = 0, n_reply = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      ParsedPacket p;
-      const InputVerdict v = input_.check(pkts[i], p);
-      verdict[i] = v == InputVerdict::kDrop ? kDropIt : kPassIt;
-      if (v != InputVerdict::kProcess) continue;
-      verdict[i] = prepare(pkts[i], p, pending[i]);
-      if (verdict[i] == kToService) {
-        conn_keys[n_conn] = &pending[i].key;
-        conn_index[n_conn++] = i;
-      } else if (verdict[i] == kMaybeReply) {
-        reply_keys[n_reply] = &pending[i].key;
-        reply_index[n_reply++] = i;
-      }
-    }
-    if (n_conn) rte_hash_lookup_bulk(conn_table_, conn_keys, n_conn, conn_pos);
-    uint64_t reply_hits = 0;
-    if (n_reply) rte_hash_lookup_bulk_data(reply_table_, reply_keys, n_reply, &reply_hits, reply_data);
+    TwoWayBurst<Pending> burst;
+    burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const ParsedPacket& p, Pending& q) { return prepare(m, p, q); });
+    burst.look_up(conn_table_, reply_table_);
     bool created = false;
-    for (uint32_t j = 0; j < n_conn; ++j)
-      if (!to_backend(pending[conn_index[j]], conn_pos[j], tables_[buffer], now, created)) verdict[conn_index[j]] = kDropIt;
-    for (uint32_t j = 0; j < n_reply; ++j) {
-      Pending& q = pending[reply_index[j]];
-      void* data = reply_data[j];
+    for (uint32_t j = 0; j < burst.n_forward; ++j) {
+      const uint16_t i = burst.forward_index[j];
+      if (!to_backend(burst.pending[i], burst.forward_pos[j], tables_[buffer], now, created)) burst.verdict[i] = kDropIt;
+    }
+    for (uint32_t j = 0; j < burst.n_reverse; ++j) {
+      Pending& q = burst.pending[burst.reverse_index[j]];
+      void* data = burst.reverse_data[j];
       // A connection opened earlier in this burst was not in the table at lookup time.
-      const bool hit = (reply_hits >> j) & 1 || (created && rte_hash_lookup_data(reply_table_, &q.key, &data) >= 0);
+      const bool hit = (burst.reverse_hits >> j) & 1 || (created && rte_hash_lookup_data(reply_table_, &q.key, &data) >= 0);
       if (!hit) {
         not_vip_++;
         continue;
@@ -233,13 +214,8 @@ class LoadBalancerVnf final : public Vnf {
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4, services_[c.service].vip, q.key.protocol, q.checksum);
       to_client_++;
     }
-    uint16_t kept = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      if (verdict[i] == kDropIt) dropped[(*n_dropped)++] = pkts[i];
-      else pkts[kept++] = pkts[i];
-    }
     in_use_.store(-1, std::memory_order_release);
-    return kept;
+    return burst.compact(pkts, n, dropped, n_dropped);
   }
 
   bool stateful() const override { return true; }

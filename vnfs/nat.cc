@@ -26,6 +26,7 @@
 #include "checksum.h"
 #include "input_policy.h"
 #include "text_file.h"
+#include "two_way_burst.h"
 #include "vnf.h"
 
 namespace nfv {
@@ -53,8 +54,8 @@ struct Session {
 
 enum ProtoIndex { kTcp, kUdp, kIcmp, kProtocols };
 
-// Per-packet verdicts between the two passes of a burst.
-enum : uint8_t { kPassIt, kDropIt, kOutbound, kInbound };
+// Outbound packets are looked up by inside endpoint, inbound ones by outside.
+constexpr TwoWayVerdict kOutbound = kForward, kInbound = kReverse;
 
 // Which slot owns an inbound packet: the one whose share holds the external
 // port (or echo id) it is addressed to.
@@ -162,44 +163,25 @@ class NatVnf final : public Vnf {
     expire_some(now);
     // Pass 1 finds each packet's direction and key; one bulk lookup per
     // direction; pass 2 rewrites.
-    Pending pending[kMaxVnfBurst];
-    uint8_t verdict[kMaxVnfBurst];
-    const void* out_keys[kMaxVnfBurst];
-    const void* in_keys[kMaxVnfBurst];
-    uint16_t out_index[kMaxVnfBurst], in_index[kMaxVnfBurst];
-    int32_t out_pos[kMaxVnfBurst];
-    void* in_data[kMaxVnfBurst];
-    uint32_t n_out = 0, n_in = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      ParsedPacket p;
-      const InputVerdict v = input_.check(pkts[i], p);
-      verdict[i] = v == InputVerdict::kDrop ? kDropIt : kPassIt;
-      if (v != InputVerdict::kProcess) continue;
-      verdict[i] = classify(pkts[i], p, pending[i]);
-      if (verdict[i] == kOutbound) {
-        out_keys[n_out] = &pending[i].key;
-        out_index[n_out++] = i;
-      } else if (verdict[i] == kInbound) {
-        in_keys[n_in] = &pending[i].key;
-        in_index[n_in++] = i;
-      }
-    }
-    if (n_out) rte_hash_lookup_bulk(out_table_, out_keys, n_out, out_pos);
-    uint64_t in_hit_mask = 0;
-    if (n_in) rte_hash_lookup_bulk_data(in_table_, in_keys, n_in, &in_hit_mask, in_data);
-    for (uint32_t j = 0; j < n_out; ++j) {
-      Pending& q = pending[out_index[j]];
+    TwoWayBurst<Pending> burst;
+    burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const ParsedPacket& p, Pending& q) { return classify(m, p, q); });
+    burst.look_up(out_table_, in_table_);
+    Pending* const pending = burst.pending;
+    uint8_t* const verdict = burst.verdict;
+    for (uint32_t j = 0; j < burst.n_forward; ++j) {
+      const uint16_t i = burst.forward_index[j];
+      Pending& q = pending[i];
       const int32_t peer = hairpin_peer(q);
       if (peer == kNoPeer) {
         hairpin_no_session_++;
-        verdict[out_index[j]] = kDropIt;
+        verdict[i] = kDropIt;
         continue;
       }
-      int32_t pos = out_pos[j];
+      int32_t pos = burst.forward_pos[j];
       if (pos < 0) pos = rte_hash_lookup(out_table_, &q.key);  // a new flow seen twice in this burst
       if (pos < 0) pos = create_session(q.key, q.l4.proto, now);
       if (pos < 0) {
-        verdict[out_index[j]] = kDropIt;
+        verdict[i] = kDropIt;
         continue;
       }
       Session& sess = sessions_[pos];
@@ -214,25 +196,21 @@ class NatVnf final : public Vnf {
         hairpinned_++;
       }
     }
-    for (uint32_t j = 0; j < n_in; ++j) {
-      Pending& q = pending[in_index[j]];
-      if (!(in_hit_mask & (1ull << j))) {
+    for (uint32_t j = 0; j < burst.n_reverse; ++j) {
+      const uint16_t i = burst.reverse_index[j];
+      Pending& q = pending[i];
+      if (!(burst.reverse_hits & (1ull << j))) {
         no_session_++;
-        verdict[in_index[j]] = kDropIt;
+        verdict[i] = kDropIt;
         continue;
       }
-      Session& sess = sessions_[reinterpret_cast<uintptr_t>(in_data[j])];
+      Session& sess = sessions_[reinterpret_cast<uintptr_t>(burst.reverse_data[j])];
       sess.last_seen = now;
       if (q.l4.proto == kTcp) note_tcp_flags(sess, q.l4.tcp_flags);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4.dst_port, sess.inside, q.l4);
       translated_in_++;
     }
-    uint16_t kept = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      if (verdict[i] == kDropIt) dropped[(*n_dropped)++] = pkts[i];
-      else pkts[kept++] = pkts[i];
-    }
-    return kept;
+    return burst.compact(pkts, n, dropped, n_dropped);
   }
 
   bool stateful() const override { return true; }

@@ -117,12 +117,7 @@ class RateLimitVnf final : public Vnf {
     if (table_ && n_metered) rte_hash_lookup_bulk(table_, key_ptrs, n_metered, positions);
     for (uint32_t j = 0; j < n_metered; ++j)
       drop[index[j]] = police(table_ ? meter_of(keys[j], positions[j]) : 0, rte_pktmbuf_pkt_len(pkts[index[j]]), pre[j], now);
-    uint16_t kept = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      if (drop[i]) dropped[(*n_dropped)++] = pkts[i];
-      else pkts[kept++] = pkts[i];
-    }
-    return kept;
+    return compact_burst(pkts, n, dropped, n_dropped, [&](uint16_t i) { return drop[i]; });
   }
 
   bool stateful() const override { return table_ != nullptr; }

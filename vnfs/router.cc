@@ -156,12 +156,7 @@ class RouterVnf final : public Vnf {
       const uint16_t i = index4[j];
       verdict[i] = forward4(pkts[i], l3[i], hop4[j]);
     }
-    uint16_t kept = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      if (verdict[i] == 1) dropped[(*n_dropped)++] = pkts[i];
-      else pkts[kept++] = pkts[i];
-    }
-    return kept;
+    return compact_burst(pkts, n, dropped, n_dropped, [&](uint16_t i) { return verdict[i] == 1; });
   }
 
   bool stateful() const override { return false; }

@@ -101,6 +101,18 @@ class Vnf {
   }
 };
 
+// Ends a burst in process()'s contract: packets for which drop_if(i) holds
+// go to dropped[*n_dropped..]; the others stay, in order, in pkts[0..return).
+template <typename DropIf>
+inline uint16_t compact_burst(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped, DropIf&& drop_if) {
+  uint16_t kept = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    if (drop_if(i)) dropped[(*n_dropped)++] = pkts[i];
+    else pkts[kept++] = pkts[i];
+  }
+  return kept;
+}
+
 using VnfFactory = std::function<std::unique_ptr<Vnf>()>;
 
 class VnfRegistry {
