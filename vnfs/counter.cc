@@ -1,14 +1,12 @@
 // counter: per-flow packet and byte counts in an rte_hash keyed by 5-tuple.
 // Packets always pass; a full table or a non-IP frame is counted, not dropped.
-#include <atomic>
-#include <cstdio>
 #include <new>
 #include <vector>
 
-#include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_mbuf.h>
 
+#include "hash_table.h"
 #include "packet_parser.h"
 #include "vnf.h"
 
@@ -29,17 +27,7 @@ class CounterVnf final : public Vnf {
   void init(const VnfSettings& settings) override {
     settings.reject_unknown({"flows"});
     const uint32_t flows = static_cast<uint32_t>(settings.get_uint("flows", 65536, 8, 1u << 24));
-    static std::atomic<unsigned> next_table_id{0};
-    char name[RTE_HASH_NAMESIZE];
-    std::snprintf(name, sizeof(name), "nfv_counter_%u", next_table_id++);
-    rte_hash_parameters params{};
-    params.name = name;
-    params.entries = flows;
-    params.key_len = sizeof(FlowKey);
-    params.hash_func = rte_hash_crc;
-    params.socket_id = settings.socket_id;
-    table_ = rte_hash_create(&params);
-    if (!table_) throw VnfConfigError("flows", std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");
+    table_ = create_hash_table("counter", flows, sizeof(FlowKey), settings.socket_id, "flows");
     // rte_hash positions index this array; it is sized once, never per packet.
     counts_.assign(rte_hash_max_key_id(table_) + 1, FlowCount{0, 0});
   }

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -16,7 +15,6 @@
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
-#include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -24,6 +22,7 @@
 #include <rte_udp.h>
 
 #include "checksum.h"
+#include "hash_table.h"
 #include "input_policy.h"
 #include "lb_maglev.h"
 #include "text_file.h"
@@ -162,22 +161,8 @@ class LoadBalancerVnf final : public Vnf {
     for (size_t b = 0; b < total; ++b) up_[b].store(wanted_up_[b]);
 
     const uint32_t connections = static_cast<uint32_t>(settings.get_uint("connections", 65536, 64, 1u << 24));
-    static std::atomic<unsigned> next_id{0};
-    const unsigned id = next_id++;
-    char name[RTE_HASH_NAMESIZE];
-    rte_hash_parameters params{};
-    params.entries = connections;
-    params.key_len = sizeof(Tuple);
-    params.hash_func = rte_hash_crc;
-    params.socket_id = settings.socket_id;
-    std::snprintf(name, sizeof(name), "nfv_lb_c_%u", id);
-    params.name = name;
-    conn_table_ = rte_hash_create(&params);
-    std::snprintf(name, sizeof(name), "nfv_lb_r_%u", id);
-    params.name = name;
-    reply_table_ = rte_hash_create(&params);
-    if (!conn_table_ || !reply_table_)
-      throw VnfConfigError("connections", std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");
+    conn_table_ = create_hash_table("lb_conn", connections, sizeof(Tuple), settings.socket_id, "connections");
+    reply_table_ = create_hash_table("lb_reply", connections, sizeof(Tuple), settings.socket_id, "connections");
     conns_.assign(rte_hash_max_key_id(conn_table_) + 1, Connection{});
   }
 

@@ -6,17 +6,16 @@
 #include <arpa/inet.h>
 
 #include <atomic>
-#include <cstdio>
 #include <ctime>
 #include <sstream>
 #include <vector>
 
 #include <rte_cycles.h>
-#include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_mbuf.h>
 
 #include "count_min_sketch.h"
+#include "hash_table.h"
 #include "input_policy.h"
 #include "vnf.h"
 
@@ -86,17 +85,7 @@ class MonitorVnf final : public Vnf {
     clock_gettime(CLOCK_REALTIME, &ts);
     tsc0_ = rte_rdtsc();
     unix_ns0_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-    static std::atomic<unsigned> next_id{0};
-    char name[RTE_HASH_NAMESIZE];
-    std::snprintf(name, sizeof(name), "nfv_monitor_%u", next_id++);
-    rte_hash_parameters params{};
-    params.name = name;
-    params.entries = flows;
-    params.key_len = sizeof(TableKey);
-    params.hash_func = rte_hash_crc;
-    params.socket_id = settings.socket_id;
-    table_ = rte_hash_create(&params);
-    if (!table_) throw VnfConfigError("flows", std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");
+    table_ = create_hash_table("monitor", flows, sizeof(TableKey), settings.socket_id, "flows");
     records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false});
     heap_.reserve(k_);
   }

@@ -7,14 +7,11 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
 #include <memory>
 #include <vector>
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
-#include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_icmp.h>
@@ -24,6 +21,7 @@
 #include <rte_udp.h>
 
 #include "checksum.h"
+#include "hash_table.h"
 #include "input_policy.h"
 #include "text_file.h"
 #include "two_way_burst.h"
@@ -130,22 +128,8 @@ class NatVnf final : public Vnf {
     tcp_transitory_timeout_ = settings.get_uint("tcp_transitory_timeout", 240, 1, 86400) * hz;
     const uint32_t sessions = static_cast<uint32_t>(settings.get_uint("sessions", 65536, 64, 1u << 24));
 
-    static std::atomic<unsigned> next_id{0};
-    const unsigned id = next_id++;
-    char name[RTE_HASH_NAMESIZE];
-    rte_hash_parameters params{};
-    params.entries = sessions;
-    params.key_len = sizeof(NatKey);
-    params.hash_func = rte_hash_crc;
-    params.socket_id = settings.socket_id;
-    std::snprintf(name, sizeof(name), "nfv_nat_out_%u", id);
-    params.name = name;
-    out_table_ = rte_hash_create(&params);
-    std::snprintf(name, sizeof(name), "nfv_nat_in_%u", id);
-    params.name = name;
-    in_table_ = rte_hash_create(&params);
-    if (!out_table_ || !in_table_)
-      throw VnfConfigError("sessions", std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");
+    out_table_ = create_hash_table("nat_out", sessions, sizeof(NatKey), settings.socket_id, "sessions");
+    in_table_ = create_hash_table("nat_in", sessions, sizeof(NatKey), settings.socket_id, "sessions");
     // Sessions are indexed by their outbound-table position; sized once.
     sessions_.assign(rte_hash_max_key_id(out_table_) + 1, Session{});
     // Free ports per (external address, protocol): a stack, filled once.

@@ -6,8 +6,6 @@
 // `drop` colour are dropped.
 #include <netinet/in.h>
 
-#include <atomic>
-#include <cstdio>
 #include <vector>
 
 #include <rte_byteorder.h>
@@ -18,6 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_meter.h>
 
+#include "hash_table.h"
 #include "input_policy.h"
 #include "vnf.h"
 
@@ -75,17 +74,8 @@ class RateLimitVnf final : public Vnf {
     if (rc != 0) throw VnfConfigError("cir", "a meter profile rte_meter accepts (" + std::string(rte_strerror(-rc)) + ")");
     uint32_t meters = 1;
     if (per == "flow") {
-      static std::atomic<unsigned> next_id{0};
-      char name[RTE_HASH_NAMESIZE];
-      std::snprintf(name, sizeof(name), "nfv_ratelimit_%u", next_id++);
-      rte_hash_parameters params{};
-      params.name = name;
-      params.entries = static_cast<uint32_t>(settings.get_uint("flows", 65536, 64, 1u << 24));
-      params.key_len = sizeof(FlowKey);
-      params.hash_func = rte_hash_crc;
-      params.socket_id = settings.socket_id;
-      table_ = rte_hash_create(&params);
-      if (!table_) throw VnfConfigError("flows", std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");
+      table_ = create_hash_table("ratelimit", static_cast<uint32_t>(settings.get_uint("flows", 65536, 64, 1u << 24)), sizeof(FlowKey),
+                                 settings.socket_id, "flows");
       meters = rte_hash_max_key_id(table_) + 2;  // + the overflow meter, last
     }
     meters_.resize(meters);
