@@ -30,7 +30,6 @@ class FlowAffinity {
   // The slot for each of a burst's flow hashes: the pinned one while it still
   // serves the pool, else a fresh pick from the Maglev table (then pinned).
   void slots_for(const uint32_t* flow_hashes, uint16_t n, const PoolView& view, uint64_t now_tsc, uint16_t* slots);
-  uint16_t slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc);
 
   // Forgets flows idle for longer than the timeout. The sweep is paced by
   // time: it covers the table four times per timeout, so a call costs in
@@ -62,6 +61,7 @@ class FlowAffinity {
   static constexpr int kTimeShift = 20;
 
   static uint32_t coarse(uint64_t tsc) { return static_cast<uint32_t>(tsc >> kTimeShift); }
+  uint16_t slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc);
   void unpin(Pin& pin);
   void sweep(uint32_t now, uint32_t buckets);
 
