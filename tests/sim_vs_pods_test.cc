@@ -120,7 +120,8 @@ sink: {port: from_pod}
   const std::vector<std::string> stop{"--stop-when-idle-ms", "3000"};
   // Downstream first; the pods wait for their memif peers.
   AbilenePods pods = start_abilene_pods(dir, "svp_", plan_chains(), stop);
-  ReplayRun replay = start_replay(dir, "svp_replay", replay_yaml, "1", {"--quiet"});
+  // A long lead: on a loaded host the last pod may start forwarding late.
+  ReplayRun replay = start_replay(dir, "svp_replay", replay_yaml, "1", {"--quiet", "--lead-ms", "1000"});
   ASSERT_EQ(replay.process->wait(std::chrono::seconds(90)), 0) << replay.logs() << pods.nycm.logs();
   for (PodRun* pod : pods.all()) {
     ASSERT_EQ(pod->wait(), 0) << pod->logs();

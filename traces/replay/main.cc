@@ -46,6 +46,8 @@ options (after --):
   --drain-ms N             after the last packet is sent, wait this long for the sink to see
                            nothing more (default 1000)
   --stop-when-idle-ms N    standalone sink: stop once nothing arrived for N ms after the first packet
+  --lead-ms N              wait N ms after the links come up before the first slot starts, so that
+                           every peer is forwarding (default 200)
   --quiet                  no progress lines
   -h, --help               this text
 
@@ -68,6 +70,7 @@ struct AppArgs {
   double run_for_s = 0;
   double drain_ms = 1000;
   double stop_when_idle_ms = 0;
+  double lead_ms = 200;
   bool quiet = false;
 };
 
@@ -85,6 +88,7 @@ AppArgs parse_app_args(const std::vector<char*>& args) {
     else if (a == "--run-for-s") out.run_for_s = nfv::parse_option_number(a, value());
     else if (a == "--drain-ms") out.drain_ms = nfv::parse_option_number(a, value());
     else if (a == "--stop-when-idle-ms") out.stop_when_idle_ms = nfv::parse_option_number(a, value());
+    else if (a == "--lead-ms") out.lead_ms = nfv::parse_option_number(a, value());
     else if (a == "--quiet") out.quiet = true;
     else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
   }
@@ -179,8 +183,9 @@ int main(int argc, char** argv) {
     const nfv::ReplayReport report(generator.get(), replayer.get(), sink.get());
     if (rc == 0) {
       const uint64_t hz = rte_get_tsc_hz();
-      // A short lead so that every peer polls before the first slot starts.
-      const uint64_t start_tsc = rte_rdtsc() + hz / 5;
+      // A lead so that every peer polls before the first slot starts: a pod
+      // whose links came up with ours may still be starting its workers.
+      const uint64_t start_tsc = rte_rdtsc() + static_cast<uint64_t>(app.lead_ms * 1e-3 * static_cast<double>(hz));
       if (generator) {
         generator->start(start_tsc);
         if (sink) sink->align_slots(generator->start_ns());
