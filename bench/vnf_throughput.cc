@@ -6,7 +6,8 @@
 //    rewrite them). Mpps = TSC rate / cycles.
 // 2. In nfv-pod on one worker core, a net_pcap port replaying the same frames
 //    forever: each VNF as a one-hop chain and the 4-VNF chain firewall
-//    (1,000 rules) -> nat -> lb -> router (10,000 routes), next to
+//    (1,000 rules) -> nat -> lb -> router (10,000 routes) (also with pools
+//    of at most one instance, which keep no flow pins), next to
 //    dpdk-testpmd io-forward on the same port kind, measured in the same run,
 //    and 4 hops of `forward` (the pod's own cost for a 4-hop chain).
 // 3. The floor under the chain: the pod's own cost plus the DPDK lookups
@@ -157,9 +158,10 @@ std::string yaml_params(const std::map<std::string, std::string>& params) {
 }
 
 nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, const std::string& tag,
-               const std::vector<VnfCase>& hops, int seconds) {
+               const std::vector<VnfCase>& hops, int seconds, const std::string& hop_fields = "") {
   std::ostringstream hop_lines;
-  for (const auto& h : hops) hop_lines << "      - {vnf: " << h.name << ", site: A, params: " << yaml_params(h.params) << "}\n";
+  for (const auto& h : hops)
+    hop_lines << "      - {vnf: " << h.name << ", site: A" << hop_fields << ", params: " << yaml_params(h.params) << "}\n";
   const std::string config = nfv::bench::one_site_pod_config("vnfbench_" + tag, pcap, hop_lines.str());
   const std::string config_path = dir + "/vnfbench_" + tag + ".yaml";
   const std::string stats_path = dir + "/vnfbench_" + tag + ".json";
@@ -226,6 +228,13 @@ int main(int argc, char** argv) {
     std::printf("%-36s %10.2f %16.1f %12.3f  target 0.25 %s\n", "nfv-pod, fw(1k)->nat->lb->router(10k)", r.mpps, r.cycles_per_packet, ratio,
                 ratio >= 0.25 ? "met" : "MISSED");
     ok = ok && r.mpps > 0;
+    // Pools that may never scale out keep no flow pins (docs/pod-config.md).
+    const nfv::bench::Throughput single =
+        run_pod(pod, dir, pcap, "chain_single" + std::to_string(size), chain, seconds, ", max_instances: 1");
+    const double single_ratio = testpmd.mpps > 0 ? single.mpps / testpmd.mpps : 0;
+    std::printf("%-36s %10.2f %16.1f %12.3f  target 0.25 %s\n", "  same, hops at max_instances: 1", single.mpps,
+                single.cycles_per_packet, single_ratio, single_ratio >= 0.25 ? "met" : "MISSED");
+    ok = ok && single.mpps > 0;
     const nfv::bench::Throughput bare =
         run_pod(pod, dir, pcap, "forward4_" + std::to_string(size), {vnfs[0], vnfs[0], vnfs[0], vnfs[0]}, seconds);
     std::printf("%-36s %10.2f %16.1f %12.3f\n", "nfv-pod, 4 hops of forward", bare.mpps, bare.cycles_per_packet,

@@ -51,7 +51,8 @@ void Worker::prepare() {
         hop_places_.push_back(HopPlace{static_cast<int>(c), static_cast<int>(h + 1), site});
         const InstancePool* pool = pod_.pools[hop_places_.size() - 1].get();
         std::unique_ptr<FlowAffinity> pins;
-        if (pool && pool->view().stateful) {
+        // A pool that can never hold a second instance has no flows to keep apart.
+        if (pool && pool->view().stateful && hop.max_instances > 1) {
           const uint64_t idle_tsc = pod_.clock.hz() / 1000 * hop.flow_idle_timeout_ms;
           pins = std::make_unique<FlowAffinity>(pool->name(), 1u << 18, idle_tsc, static_cast<int>(rte_socket_id()));
         }
@@ -337,8 +338,9 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
     for (uint16_t i = 0; i < n; ++i) drop_in_chain(pkts[i], DropReason::no_route);
     return;
   }
-  if (!view.stateful && view.active == 1 && view.maglev.size()) {
-    // One instance and nothing to keep apart: the whole burst goes there.
+  if (view.active == 1 && view.maglev.size() && !affinity_[hop]) {
+    // One instance and no flow pins to keep (stateless, or a pool of at most
+    // one instance): the whole burst goes there.
     return enqueue_instance(hop, view.maglev[0], pkts, n);
   }
   uint16_t slots[kMaxVnfBurst];

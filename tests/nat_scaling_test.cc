@@ -132,5 +132,28 @@ TEST(NatScaling, OneToThreeToOneKeepsEveryTranslationAndReply) {
   });
 }
 
+// A nat hop that may never hold a second instance: the pod keeps no flow
+// pins for it (they are for scaling out), and both directions still work.
+TEST(NatScaling, APoolOfAtMostOneInstanceKeepsNoPinsAndTranslatesBothWays) {
+  const std::string config = nfv::test::one_hop_pod_config(
+      "nat", "ring",
+      "{vnf: nat, site: A, instances: 1, max_instances: 1, queue_packets: 4096, "
+      "params: {external: \"203.0.113.7\", internal: \"10.0.0.0/8\"}}");
+  nfv::test::run_in_process_pod(config, [](Pod& pod, rte_mempool* pool) {
+    RingExchange d(pod.runtime().ports[0].port_id, pod.runtime().ports[1].port_id, pool);
+    std::map<uint32_t, uint16_t> port_of;
+    send_outbound(d, 0, 500, port_of);
+    ASSERT_EQ(port_of.size(), 500u);
+    expect_replies_translated(d, 0, 500, port_of);
+    EXPECT_NE(pod.scale("nat", 1, 2).get(), "") << "a pool of max_instances 1 took a second instance";
+    const auto stats = pod.stats_async().get();
+    ASSERT_EQ(stats.hops(0).instances_size(), 1);
+    EXPECT_EQ(stats.hops(0).instances(0).flows(), 0u) << "flows were pinned";
+    EXPECT_EQ(sum(counter_by_instance(stats, "sessions")), 500u);
+    EXPECT_EQ(sum(counter_by_instance(stats, "translated_in")), 500u);
+    nfv::test::expect_all_delivered(stats, d.sent());
+  });
+}
+
 }  // namespace
 }  // namespace nfv
