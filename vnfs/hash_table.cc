@@ -19,7 +19,7 @@ rte_hash* create_hash_table(const char* kind, uint32_t entries, uint32_t key_len
   params.name = name;
   params.entries = entries;
   params.key_len = key_len;
-  params.hash_func = rte_hash_crc;  // hash_func_init_val 0
+  params.hash_func = rte_hash_crc;  // hash_func_init_val 0, as table_hash
   params.socket_id = socket_id;
   rte_hash* table = rte_hash_create(&params);
   if (!table) throw VnfConfigError(size_param, std::string("a table size that fits in memory (") + rte_strerror(rte_errno) + ")");

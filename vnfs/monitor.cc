@@ -94,6 +94,7 @@ class MonitorVnf final : public Vnf {
     TableKey keys[kMaxVnfBurst];
     const void* key_ptrs[kMaxVnfBurst];
     uint32_t lengths[kMaxVnfBurst];
+    hash_sig_t hashes[kMaxVnfBurst];
     int32_t positions[kMaxVnfBurst];
     uint32_t n_ip = 0;
     uint16_t kept = 0;
@@ -104,6 +105,7 @@ class MonitorVnf final : public Vnf {
       if (v == InputVerdict::kProcess || (v == InputVerdict::kPass && p.status == ParseStatus::kOk)) {
         keys[n_ip].flow = p.key;
         key_ptrs[n_ip] = &keys[n_ip];
+        hashes[n_ip] = table_hash(&keys[n_ip], sizeof(keys[n_ip]));
         lengths[n_ip++] = rte_pktmbuf_pkt_len(pkts[i]);
       }
       if (v == InputVerdict::kDrop) dropped[(*n_dropped)++] = pkts[i];
@@ -111,7 +113,7 @@ class MonitorVnf final : public Vnf {
     }
     const uint64_t now = rte_rdtsc();
     if (timeout_) expire_some(now);
-    if (n_ip) rte_hash_lookup_bulk(table_, key_ptrs, n_ip, positions);
+    if (n_ip) rte_hash_lookup_with_hash_bulk(table_, key_ptrs, hashes, n_ip, positions);
     for (uint32_t i = 0; i < n_ip; ++i) {
       int32_t pos = positions[i];
       if (pos < 0) pos = rte_hash_lookup(table_, key_ptrs[i]);  // added earlier in this burst

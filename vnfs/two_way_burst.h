@@ -10,6 +10,7 @@
 #include <rte_hash.h>
 #include <rte_mbuf.h>
 
+#include "hash_table.h"
 #include "input_policy.h"
 #include "vnf.h"
 
@@ -50,16 +51,24 @@ struct TwoWayBurst {
     }
   }
 
-  // One bulk lookup per direction.
+  // One bulk lookup per direction (tables of create_hash_table).
   void look_up(const rte_hash* forward_table, const rte_hash* reverse_table) {
     const void* keys[kMaxVnfBurst];
+    hash_sig_t hashes[kMaxVnfBurst];
+    constexpr uint32_t kKeyLength = sizeof(Pending::key);
     if (n_forward) {
-      for (uint32_t j = 0; j < n_forward; ++j) keys[j] = &pending[forward_index[j]].key;
-      rte_hash_lookup_bulk(forward_table, keys, n_forward, forward_pos);
+      for (uint32_t j = 0; j < n_forward; ++j) {
+        keys[j] = &pending[forward_index[j]].key;
+        hashes[j] = table_hash(keys[j], kKeyLength);
+      }
+      rte_hash_lookup_with_hash_bulk(forward_table, keys, hashes, n_forward, forward_pos);
     }
     if (n_reverse) {
-      for (uint32_t j = 0; j < n_reverse; ++j) keys[j] = &pending[reverse_index[j]].key;
-      rte_hash_lookup_bulk_data(reverse_table, keys, n_reverse, &reverse_hits, reverse_data);
+      for (uint32_t j = 0; j < n_reverse; ++j) {
+        keys[j] = &pending[reverse_index[j]].key;
+        hashes[j] = table_hash(keys[j], kKeyLength);
+      }
+      rte_hash_lookup_with_hash_bulk_data(reverse_table, keys, hashes, n_reverse, &reverse_hits, reverse_data);
     }
   }
 
