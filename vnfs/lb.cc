@@ -409,20 +409,8 @@ class LoadBalancerVnf final : public Vnf {
   }
 
   static void rewrite(uint8_t* ip, uint8_t* addr, uint8_t* port, const Endpoint& to, uint8_t protocol, uint8_t* l4_checksum) {
-    uint32_t old_addr;
-    uint16_t old_port;
-    std::memcpy(&old_addr, addr, 4);
-    std::memcpy(&old_port, port, 2);
-    std::memcpy(addr, &to.addr, 4);
-    std::memcpy(port, &to.port, 2);
-    checksum_adjust(ip + offsetof(rte_ipv4_hdr, hdr_checksum), &old_addr, addr, 2);
-    if (protocol == IPPROTO_UDP) {
-      udp_checksum_adjust(l4_checksum, &old_addr, addr, 2);
-      udp_checksum_adjust(l4_checksum, &old_port, port, 1);
-    } else {
-      checksum_adjust(l4_checksum, &old_addr, addr, 2);
-      checksum_adjust(l4_checksum, &old_port, port, 1);
-    }
+    rewrite_endpoint(ip + offsetof(rte_ipv4_hdr, hdr_checksum), addr, port, to.addr, to.port, l4_checksum,
+                     protocol == IPPROTO_UDP ? L4Checksum::kUdp : L4Checksum::kTcp);
   }
 
   // O(1) per burst: a few connections are checked each time.

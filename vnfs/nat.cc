@@ -231,7 +231,7 @@ class NatVnf final : public Vnf {
     uint8_t* src_port;  // unaligned: accessed with memcpy
     uint8_t* dst_port;
     uint8_t* checksum;
-    bool pseudo_header;  // TCP/UDP checksums cover the addresses, ICMP's does not
+    L4Checksum checksum_kind;
     uint8_t tcp_flags;   // 0 for UDP and ICMP
   };
 
@@ -244,13 +244,13 @@ class NatVnf final : public Vnf {
   bool locate_l4(rte_mbuf* m, const ParsedPacket& p, const uint8_t* ip, bool outbound, L4& l4) {
     uint8_t* l4p = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l4_offset);
     if (p.key.protocol == IPPROTO_TCP) {
-      l4 = {kTcp, l4p + offsetof(rte_tcp_hdr, src_port), l4p + offsetof(rte_tcp_hdr, dst_port), l4p + offsetof(rte_tcp_hdr, cksum), true,
+      l4 = {kTcp, l4p + offsetof(rte_tcp_hdr, src_port), l4p + offsetof(rte_tcp_hdr, dst_port), l4p + offsetof(rte_tcp_hdr, cksum), L4Checksum::kTcp,
             l4p[offsetof(rte_tcp_hdr, tcp_flags)]};
       return true;
     }
     if (p.key.protocol == IPPROTO_UDP) {
       l4 = {kUdp, l4p + offsetof(rte_udp_hdr, src_port), l4p + offsetof(rte_udp_hdr, dst_port),
-            l4p + offsetof(rte_udp_hdr, dgram_cksum), true, 0};
+            l4p + offsetof(rte_udp_hdr, dgram_cksum), L4Checksum::kUdp, 0};
       return true;
     }
     if (p.key.protocol == IPPROTO_ICMP) {
@@ -270,7 +270,7 @@ class NatVnf final : public Vnf {
         return false;
       }
       uint8_t* ident = l4p + offsetof(rte_icmp_hdr, icmp_ident);
-      l4 = {kIcmp, ident, ident, l4p + offsetof(rte_icmp_hdr, icmp_cksum), false, 0};
+      l4 = {kIcmp, ident, ident, l4p + offsetof(rte_icmp_hdr, icmp_cksum), L4Checksum::kIcmp, 0};
       return true;
     }
     return false;
@@ -304,20 +304,7 @@ class NatVnf final : public Vnf {
 
   // Rewrites one address and port to `to`, adjusting both checksums.
   static void rewrite(uint8_t* ip, uint8_t* addr, uint8_t* port, const NatKey& to, const L4& l4) {
-    uint32_t old_addr;
-    uint16_t old_port;
-    std::memcpy(&old_addr, addr, 4);
-    std::memcpy(&old_port, port, 2);
-    std::memcpy(addr, &to.addr, 4);
-    std::memcpy(port, &to.port, 2);
-    checksum_adjust(ip + offsetof(rte_ipv4_hdr, hdr_checksum), &old_addr, addr, 2);
-    if (l4.proto == kUdp) {
-      udp_checksum_adjust(l4.checksum, &old_addr, addr, 2);
-      udp_checksum_adjust(l4.checksum, &old_port, port, 1);
-    } else {
-      if (l4.pseudo_header) checksum_adjust(l4.checksum, &old_addr, addr, 2);
-      checksum_adjust(l4.checksum, &old_port, port, 1);
-    }
+    rewrite_endpoint(ip + offsetof(rte_ipv4_hdr, hdr_checksum), addr, port, to.addr, to.port, l4.checksum, l4.checksum_kind);
   }
 
   bool is_external(uint32_t addr) const {

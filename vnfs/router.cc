@@ -185,10 +185,13 @@ class RouterVnf final : public Vnf {
     }
     // TTL and protocol form one 16-bit word of the checksum.
     uint8_t* ttl = &ip->time_to_live;
-    uint16_t old_word;
+    uint16_t old_word, new_word;
     std::memcpy(&old_word, ttl, 2);
     ip->time_to_live--;
-    checksum_adjust(reinterpret_cast<uint8_t*>(ip) + offsetof(rte_ipv4_hdr, hdr_checksum), &old_word, ttl, 1);
+    std::memcpy(&new_word, ttl, 2);
+    ChecksumDelta delta;
+    delta.replace16(old_word, new_word);
+    delta.apply(reinterpret_cast<uint8_t*>(ip) + offsetof(rte_ipv4_hdr, hdr_checksum));
     rewrite_macs(m, lookup & 0x00ffffff);
     forwarded_++;
     return 0;
