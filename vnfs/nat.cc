@@ -244,8 +244,8 @@ class NatVnf final : public Vnf {
   bool locate_l4(rte_mbuf* m, const ParsedPacket& p, const uint8_t* ip, bool outbound, L4& l4) {
     uint8_t* l4p = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l4_offset);
     if (p.key.protocol == IPPROTO_TCP) {
-      l4 = {kTcp, l4p + offsetof(rte_tcp_hdr, src_port), l4p + offsetof(rte_tcp_hdr, dst_port), l4p + offsetof(rte_tcp_hdr, cksum), L4Checksum::kTcp,
-            l4p[offsetof(rte_tcp_hdr, tcp_flags)]};
+      l4 = {kTcp, l4p + offsetof(rte_tcp_hdr, src_port), l4p + offsetof(rte_tcp_hdr, dst_port),
+            l4p + offsetof(rte_tcp_hdr, cksum), L4Checksum::kTcp, l4p[offsetof(rte_tcp_hdr, tcp_flags)]};
       return true;
     }
     if (p.key.protocol == IPPROTO_UDP) {
