@@ -14,7 +14,9 @@
 //    the chain makes per packet, timed alone (dpdk_lookup_floor.h), against
 //    the cycle budget of 25% of testpmd.
 //
-//   vnf_throughput NFV_POD_BINARY [SECONDS] [OUT_DIR]
+// Every measurement in 2 is the median of RUNS runs (default 3).
+//
+//   vnf_throughput NFV_POD_BINARY [SECONDS] [OUT_DIR] [RUNS]
 #include <pcap/pcap.h>
 #include <unistd.h>
 
@@ -173,12 +175,13 @@ nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string&
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: vnf_throughput NFV_POD_BINARY [SECONDS] [OUT_DIR]\n");
+    std::fprintf(stderr, "usage: vnf_throughput NFV_POD_BINARY [SECONDS] [OUT_DIR] [RUNS]\n");
     return 2;
   }
   const std::string pod = argv[1];
   const int seconds = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string dir = argc > 3 ? argv[3] : "/tmp";
+  const int runs = argc > 4 ? std::max(1, std::atoi(argv[4])) : 3;
   const char* eal_args[] = {argv[0], "-l", "0", "--in-memory", "--no-pci", "--no-telemetry", "--log-level=lib.eal:error"};
   if (rte_eal_init(static_cast<int>(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) {
     std::fprintf(stderr, "EAL init failed: are hugepages reserved? (./nfv setup)\n");
@@ -208,35 +211,39 @@ int main(int argc, char** argv) {
   rte_mempool_free(pool);
   rte_eal_cleanup();
 
-  std::printf("\n2. nfv-pod, one worker core, net_pcap (infinite rx, tx drop), %d s per run, next to dpdk-testpmd io-forward\n", seconds);
+  std::printf("\n2. nfv-pod, one worker core, net_pcap (infinite rx, tx drop), median of %d runs of %d s, next to dpdk-testpmd io-forward\n",
+              runs, seconds);
   for (const int size : {64, 512}) {
     const std::string pcap = dir + "/vnfbench_" + std::to_string(size) + "B.pcap";
     write_capture(pcap, size);
-    const nfv::bench::Throughput testpmd = nfv::bench::run_testpmd(pcap, seconds, "bench_vnf_testpmd");
+    const nfv::bench::Throughput testpmd =
+        nfv::bench::median_of(runs, [&] { return nfv::bench::run_testpmd(pcap, seconds, "bench_vnf_testpmd"); });
+    // The median of `runs` runs of nfv-pod on `hops`.
+    const auto pod_median = [&](const std::string& tag, const std::vector<VnfCase>& hops, const std::string& hop_fields = "") {
+      return nfv::bench::median_of(runs, [&] { return run_pod(pod, dir, pcap, tag, hops, seconds, hop_fields); });
+    };
     std::printf("\n%d B frames\n%-36s %10s %16s %12s\n", size, "configuration", "Mpps", "cycles/packet", "vs testpmd");
     std::printf("%-36s %10.2f %16.1f %12s\n", "dpdk-testpmd io-forward", testpmd.mpps, testpmd.cycles_per_packet, "1.000");
     ok = ok && testpmd.mpps > 0;
     for (const auto& c : vnfs) {
-      const nfv::bench::Throughput r = run_pod(pod, dir, pcap, c.name + std::to_string(size), {c}, seconds);
+      const nfv::bench::Throughput r = pod_median(c.name + std::to_string(size), {c});
       std::printf("%-36s %10.2f %16.1f %12.3f\n", ("nfv-pod, 1 hop: " + c.name).c_str(), r.mpps, r.cycles_per_packet,
                   testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0);
       std::fflush(stdout);
       ok = ok && r.mpps > 0;
     }
-    const nfv::bench::Throughput r = run_pod(pod, dir, pcap, "chain" + std::to_string(size), chain, seconds);
+    const nfv::bench::Throughput r = pod_median("chain" + std::to_string(size), chain);
     const double ratio = testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0;
     std::printf("%-36s %10.2f %16.1f %12.3f  target 0.25 %s\n", "nfv-pod, fw(1k)->nat->lb->router(10k)", r.mpps, r.cycles_per_packet, ratio,
                 ratio >= 0.25 ? "met" : "MISSED");
     ok = ok && r.mpps > 0;
     // Pools that may never scale out keep no flow pins (docs/pod-config.md).
-    const nfv::bench::Throughput single =
-        run_pod(pod, dir, pcap, "chain_single" + std::to_string(size), chain, seconds, ", max_instances: 1");
+    const nfv::bench::Throughput single = pod_median("chain_single" + std::to_string(size), chain, ", max_instances: 1");
     const double single_ratio = testpmd.mpps > 0 ? single.mpps / testpmd.mpps : 0;
     std::printf("%-36s %10.2f %16.1f %12.3f  target 0.25 %s\n", "  same, hops at max_instances: 1", single.mpps,
                 single.cycles_per_packet, single_ratio, single_ratio >= 0.25 ? "met" : "MISSED");
     ok = ok && single.mpps > 0;
-    const nfv::bench::Throughput bare =
-        run_pod(pod, dir, pcap, "forward4_" + std::to_string(size), {vnfs[0], vnfs[0], vnfs[0], vnfs[0]}, seconds);
+    const nfv::bench::Throughput bare = pod_median("forward4_" + std::to_string(size), {vnfs[0], vnfs[0], vnfs[0], vnfs[0]});
     std::printf("%-36s %10.2f %16.1f %12.3f\n", "nfv-pod, 4 hops of forward", bare.mpps, bare.cycles_per_packet,
                 testpmd.mpps > 0 ? bare.mpps / testpmd.mpps : 0);
     ok = ok && bare.mpps > 0;
