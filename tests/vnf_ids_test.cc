@@ -1,5 +1,5 @@
-// ids: per-signature alert counts agree with a naive search on random
-// payloads, drop signatures drop, patterns spanning mbuf segments match, and
+// ids: per-signature alert counts and per-packet verdicts agree with a naive
+// search on random payloads scanned in whole bursts, drop signatures drop, patterns spanning mbuf segments match, and
 // signature-file errors name file:line.
 #include <fstream>
 #include <random>
@@ -27,27 +27,48 @@ class Ids : public ::testing::Test {
 rte_mempool* Ids::pool_ = nullptr;
 int Ids::files_ = 0;
 
-TEST_F(Ids, AlertCountsMatchANaiveSearchOnRandomPayloads) {
+// Whole bursts, so the IDS scans several payloads side by side: a signature
+// matching in two of them at once must count once for each, and every
+// packet gets its own verdict.
+TEST_F(Ids, AlertCountsAndVerdictsMatchANaiveSearchOnRandomPayloads) {
   // A 4-letter alphabet makes matches (and overlapping ones) common.
   std::mt19937 rng(5);
   std::vector<std::string> patterns;
+  std::vector<bool> drops;
   std::string file;
   for (int i = 0; i < 1500; ++i) {
     std::string p(3 + rng() % 6, 'a');
     for (char& c : p) c = static_cast<char>('a' + rng() % 4);
     patterns.push_back(p);
-    file += std::to_string(100 + i) + " alert \"" + p + "\" random pattern\n";
+    // A few long drop signatures, so some packets drop and most do not.
+    drops.push_back(p.size() == 8 && i % 8 == 0);
+    file += std::to_string(100 + i) + (drops.back() ? " drop \"" : " alert \"") + p + "\" random pattern\n";
   }
   auto ids = make_vnf("ids", {{"signatures_file", write(file)}});
   std::vector<uint64_t> expected(patterns.size(), 0);
+  std::vector<rte_mbuf*> packets, expected_passed;
+  int expected_dropped = 0;
   for (int i = 0; i < 300; ++i) {
     Bytes payload(rng() % 600);
     for (auto& b : payload) b = static_cast<uint8_t>('a' + rng() % 4);
     const std::string text(payload.begin(), payload.end());
-    for (size_t s = 0; s < patterns.size(); ++s) expected[s] += text.find(patterns[s]) != std::string::npos;
+    bool drop = false;
+    for (size_t s = 0; s < patterns.size(); ++s) {
+      const bool found = text.find(patterns[s]) != std::string::npos;
+      expected[s] += found;
+      drop |= found && drops[s];
+    }
     const uint8_t proto = (i & 1) ? IPPROTO_TCP : IPPROTO_UDP;
-    run_vnf(*ids, {ipv4_packet(pool_, proto, "10.0.0.1", 1000, "10.0.0.2", 80, payload)}).free_all();
+    packets.push_back(ipv4_packet(pool_, proto, "10.0.0.1", 1000, "10.0.0.2", 80, payload));
+    if (drop) expected_dropped++;
+    else expected_passed.push_back(packets.back());
   }
+  BurstResult r = run_vnf(*ids, packets);
+  EXPECT_EQ(r.passed, expected_passed) << "a packet got another's verdict, or the order changed";
+  EXPECT_EQ(r.dropped.size(), static_cast<size_t>(expected_dropped));
+  EXPECT_GT(expected_dropped, 10);
+  EXPECT_LT(expected_dropped, 290);
+  r.free_all();
   auto c = counters(*ids);
   uint64_t total = 0;
   for (size_t s = 0; s < patterns.size(); ++s) {
@@ -57,6 +78,7 @@ TEST_F(Ids, AlertCountsMatchANaiveSearchOnRandomPayloads) {
   }
   EXPECT_GT(total, 1000u);
   EXPECT_EQ(c["packets_scanned"], 300u);
+  EXPECT_EQ(c["packets_dropped"], static_cast<uint64_t>(expected_dropped));
 }
 
 TEST_F(Ids, DropSignaturesDropAndHeadersAreNotScanned) {

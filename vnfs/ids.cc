@@ -96,20 +96,29 @@ class IdsVnf final : public Vnf {
     }
     automaton_ = std::make_unique<AhoCorasick>(contents);
     alerts_.assign(signatures.size(), 0);
-    last_packet_.assign(signatures.size(), 0);
+    counted_.assign(signatures.size() * kLanes, 0);
   }
 
+  // Payloads in one segment (nearly all) are scanned kLanes at a time,
+  // interleaved byte by byte: each DFA step is a load that depends on the
+  // one before, and a table larger than L1 makes that a cache latency per
+  // byte; independent packets let those latencies overlap.
   uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
-    uint16_t kept = 0;
+    bool drop[kMaxVnfBurst];
+    Payload queued[kMaxVnfBurst];
+    uint16_t n_queued = 0;
     for (uint16_t i = 0; i < n; ++i) {
       ParsedPacket p;
       const InputVerdict v = input_.check(pkts[i], p);
-      bool drop = v == InputVerdict::kDrop;
-      if (v == InputVerdict::kProcess) drop = scan(pkts[i], p);
-      if (drop) dropped[(*n_dropped)++] = pkts[i];
-      else pkts[kept++] = pkts[i];
+      drop[i] = v == InputVerdict::kDrop;
+      if (v != InputVerdict::kProcess) continue;
+      uint32_t begin, end;
+      if (!payload_range(pkts[i], p, begin, end)) continue;
+      if (end <= pkts[i]->data_len) queued[n_queued++] = {rte_pktmbuf_mtod_offset(pkts[i], const uint8_t*, begin), end - begin, i};
+      else drop[i] = scan_segments(pkts[i], begin, end);
     }
-    return kept;
+    scan_interleaved(queued, n_queued, drop);
+    return compact_burst(pkts, n, dropped, n_dropped, [&drop](uint16_t i) { return drop[i]; });
   }
 
   bool stateful() const override { return false; }
@@ -128,53 +137,121 @@ class IdsVnf final : public Vnf {
   }
 
  private:
-  // Returns true to drop.
-  bool scan(const rte_mbuf* m, const ParsedPacket& p) {
+  static constexpr int kLanes = 8;
+
+  struct Payload {
+    const uint8_t* data;
+    uint32_t length;
+    uint16_t packet;  // index in the burst
+  };
+
+  // One packet's scan in progress.
+  struct Lane {
+    const uint8_t* data = nullptr;
+    uint32_t left = 0;
+    AhoCorasick::State state = AhoCorasick::kStart;
+    uint64_t serial = 0;  // the packet's, unique: see counted_
+    bool alerted = false, drop = false;
+  };
+
+  void start(Lane& lane) {
+    lane.state = AhoCorasick::kStart;
+    lane.serial = ++packet_serial_;
+    lane.alerted = lane.drop = false;
+  }
+
+  // The L4 payload's byte range [begin, end) within the packet; false when empty.
+  bool payload_range(const rte_mbuf* m, const ParsedPacket& p, uint32_t& begin, uint32_t& end) {
     const uint8_t* l3 = rte_pktmbuf_mtod_offset(m, const uint8_t*, p.l3_offset);
-    uint32_t end = p.l3_offset;
+    end = p.l3_offset;
     if (p.key.family == AddressFamily::kIpv4) end += rte_be_to_cpu_16(reinterpret_cast<const rte_ipv4_hdr*>(l3)->total_length);
     else end += sizeof(rte_ipv6_hdr) + rte_be_to_cpu_16(reinterpret_cast<const rte_ipv6_hdr*>(l3)->payload_len);
-    uint32_t begin = p.l4_offset;
+    begin = p.l4_offset;
     if (p.key.protocol == IPPROTO_TCP) begin += (rte_pktmbuf_mtod_offset(m, const rte_tcp_hdr*, p.l4_offset)->data_off >> 4) * 4u;
     else if (p.key.protocol == IPPROTO_UDP) begin += 8;
     end = std::min(end, rte_pktmbuf_pkt_len(m));
     scanned_++;
     if (begin >= end) return false;
-    ++packet_serial_;
-    bool alerted = false, drop = false;
-    AhoCorasick::State state = AhoCorasick::kStart;
+    bytes_ += end - begin;
+    return true;
+  }
+
+  // Counts the signatures ending at `state`, each once per packet: O(1) per
+  // match, so a payload that matches every signature costs no more than that.
+  void report(int j, AhoCorasick::State state) {
+    Lane& lane = lanes_[j];
+    for (const uint32_t* id = automaton_->matches_begin(state); id != automaton_->matches_end(state); ++id) {
+      uint64_t& counted = counted_[*id * kLanes + static_cast<uint32_t>(j)];
+      if (counted == lane.serial) continue;
+      counted = lane.serial;
+      alerts_[*id]++;
+      lane.alerted = true;
+      lane.drop |= drop_[*id];
+    }
+  }
+
+  // The packet's verdict once its whole payload is scanned: true to drop.
+  bool finish(const Lane& lane) {
+    alerted_ += lane.alerted;
+    dropped_ += lane.drop;
+    return lane.drop;
+  }
+
+  void scan_interleaved(const Payload* queued, uint16_t n_queued, bool* drop) {
     const AhoCorasick::State* table = automaton_->table();
-    // Walk the segments: jumbo frames span several.
+    uint16_t packet_of[kLanes];
+    uint16_t next = 0;
+    const auto take_next = [&](int j) {
+      start(lanes_[j]);
+      lanes_[j].data = queued[next].data;
+      lanes_[j].left = queued[next].length;
+      packet_of[j] = queued[next++].packet;
+    };
+    int busy = 0;
+    for (; busy < kLanes && next < n_queued; ++busy) take_next(busy);
+    while (busy) {
+      for (int j = 0; j < kLanes; ++j) {
+        Lane& lane = lanes_[j];
+        if (!lane.left) continue;
+        lane.state = AhoCorasick::next(table, lane.state, *lane.data++);
+        if (AhoCorasick::has_matches(lane.state)) [[unlikely]] report(j, lane.state);
+        if (--lane.left) [[likely]] continue;
+        drop[packet_of[j]] = finish(lane);
+        if (next < n_queued) take_next(j);
+        else --busy;
+      }
+    }
+  }
+
+  // A payload across several segments (jumbo frames), on its own; true to drop.
+  bool scan_segments(const rte_mbuf* m, uint32_t begin, uint32_t end) {
+    Lane& lane = lanes_[0];
+    start(lane);
+    const AhoCorasick::State* table = automaton_->table();
     uint32_t seg_start = 0;
     for (const rte_mbuf* seg = m; seg && seg_start < end; seg_start += seg->data_len, seg = seg->next) {
       const uint32_t seg_end = seg_start + seg->data_len;
       if (seg_end <= begin) continue;
       const uint8_t* data = rte_pktmbuf_mtod(seg, const uint8_t*);
       const uint32_t from = std::max(begin, seg_start) - seg_start, to = std::min(end, seg_end) - seg_start;
-      bytes_ += to - from;
       for (uint32_t k = from; k < to; ++k) {
-        state = AhoCorasick::next(table, state, data[k]);
-        if (!AhoCorasick::has_matches(state)) [[likely]] continue;
-        for (const uint32_t* id = automaton_->matches_begin(state); id != automaton_->matches_end(state); ++id) {
-          if (last_packet_[*id] == packet_serial_) continue;  // one alert per packet per signature
-          last_packet_[*id] = packet_serial_;
-          alerts_[*id]++;
-          alerted = true;
-          drop |= drop_[*id];
-        }
+        lane.state = AhoCorasick::next(table, lane.state, data[k]);
+        if (AhoCorasick::has_matches(lane.state)) [[unlikely]] report(0, lane.state);
       }
     }
-    if (alerted) alerted_++;
-    if (drop) dropped_++;
-    return drop;
+    return finish(lane);
   }
 
   std::unique_ptr<AhoCorasick> automaton_;
   std::vector<uint32_t> sids_;
   std::vector<uint8_t> drop_;
   std::vector<uint64_t> alerts_;
-  std::vector<uint64_t> last_packet_;
+  // [signature * kLanes + lane]: the serial of the last packet that lane
+  // counted the signature for (one slot per lane: packets scanned side by
+  // side must not overwrite each other's).
+  std::vector<uint64_t> counted_;
   uint64_t packet_serial_ = 0;
+  Lane lanes_[kLanes];
   InputPolicy input_;
   uint64_t scanned_ = 0;
   uint64_t bytes_ = 0;
