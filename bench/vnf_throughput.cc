@@ -171,6 +171,16 @@ nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string&
   return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds, "--file-prefix=vnfbench");
 }
 
+// One configuration's line: Mpps, cycles per packet and the ratio to
+// testpmd, with the 25% verdict where `judged`.
+void print_row(const std::string& label, const nfv::bench::Throughput& r, const nfv::bench::Throughput& testpmd, bool judged = false) {
+  const double ratio = testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0;
+  std::printf("%-36s %10.2f %16.1f %12.3f", label.c_str(), r.mpps, r.cycles_per_packet, ratio);
+  if (judged) std::printf("  target 0.25 %s", ratio >= 0.25 ? "met" : "MISSED");
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -227,26 +237,17 @@ int main(int argc, char** argv) {
     ok = ok && testpmd.mpps > 0;
     for (const auto& c : vnfs) {
       const nfv::bench::Throughput r = pod_median(c.name + std::to_string(size), {c});
-      std::printf("%-36s %10.2f %16.1f %12.3f\n", ("nfv-pod, 1 hop: " + c.name).c_str(), r.mpps, r.cycles_per_packet,
-                  testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0);
-      std::fflush(stdout);
+      print_row("nfv-pod, 1 hop: " + c.name, r, testpmd);
       ok = ok && r.mpps > 0;
     }
     const nfv::bench::Throughput r = pod_median("chain" + std::to_string(size), chain);
-    const double ratio = testpmd.mpps > 0 ? r.mpps / testpmd.mpps : 0;
-    std::printf("%-36s %10.2f %16.1f %12.3f  target 0.25 %s\n", "nfv-pod, fw(1k)->nat->lb->router(10k)", r.mpps, r.cycles_per_packet, ratio,
-                ratio >= 0.25 ? "met" : "MISSED");
-    ok = ok && r.mpps > 0;
+    print_row("nfv-pod, fw(1k)->nat->lb->router(10k)", r, testpmd, true);
     // Pools that may never scale out keep no flow pins (docs/pod-config.md).
     const nfv::bench::Throughput single = pod_median("chain_single" + std::to_string(size), chain, ", max_instances: 1");
-    const double single_ratio = testpmd.mpps > 0 ? single.mpps / testpmd.mpps : 0;
-    std::printf("%-36s %10.2f %16.1f %12.3f  target 0.25 %s\n", "  same, hops at max_instances: 1", single.mpps,
-                single.cycles_per_packet, single_ratio, single_ratio >= 0.25 ? "met" : "MISSED");
-    ok = ok && single.mpps > 0;
+    print_row("  same, hops at max_instances: 1", single, testpmd, true);
     const nfv::bench::Throughput bare = pod_median("forward4_" + std::to_string(size), {vnfs[0], vnfs[0], vnfs[0], vnfs[0]});
-    std::printf("%-36s %10.2f %16.1f %12.3f\n", "nfv-pod, 4 hops of forward", bare.mpps, bare.cycles_per_packet,
-                testpmd.mpps > 0 ? bare.mpps / testpmd.mpps : 0);
-    ok = ok && bare.mpps > 0;
+    print_row("nfv-pod, 4 hops of forward", bare, testpmd);
+    ok = ok && r.mpps > 0 && single.mpps > 0 && bare.mpps > 0;
     // 3. What the target leaves for the four VNFs, next to what their lookups alone cost.
     const double budget = testpmd.cycles_per_packet / 0.25, floor = bare.cycles_per_packet + lookups.chain();
     std::printf("floor: pod with 4 no-op hops %.1f + the chain's DPDK lookups %.1f = %.1f cycles/packet (at best %.3f of testpmd);"
