@@ -9,10 +9,13 @@
 //    (1,000 rules) -> nat -> lb -> router (10,000 routes) (also with pools
 //    of at most one instance, which keep no flow pins), next to
 //    dpdk-testpmd io-forward on the same port kind, measured in the same run,
-//    and 4 hops of `forward` (the pod's own cost for a 4-hop chain).
-// 3. The floor under the chain: the pod's own cost plus the DPDK lookups
-//    the chain makes per packet, timed alone (dpdk_lookup_floor.h), against
-//    the cycle budget of 25% of testpmd.
+//    and 4 hops of `forward` (the pod's own cost for a 4-hop chain); then
+//    bench/lean_chain, the same chain's work as one fused loop with nothing
+//    of the pod or the VNF framework around it.
+// 3. The floor under the pod's chain: the pod's own cost plus the DPDK
+//    lookups the chain makes per packet, timed alone (dpdk_lookup_floor.h),
+//    against the cycle budget of 25% of testpmd; and what the pod and the
+//    VNF framework add to the chain's work (pod chain minus lean_chain).
 //
 // Every measurement in 2 is the median of RUNS runs (default 3).
 //
@@ -171,6 +174,25 @@ nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string&
   return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds, "--file-prefix=vnfbench");
 }
 
+// bench/lean_chain (next to this program): the chain's work as one fused
+// loop on the same port kind.
+nfv::bench::Throughput run_lean_chain(const std::string& pcap, int seconds) {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string binary = length > 0 ? std::string(self, static_cast<size_t>(length)) : "";
+  binary = binary.substr(0, binary.rfind('/') + 1) + "lean_chain";
+  const std::string out = nfv::bench::run_command(binary + " " + pcap + " " + std::to_string(seconds) + " bench_lean_chain");
+  std::smatch m;
+  nfv::bench::Throughput r;
+  if (std::regex_search(out, m, std::regex(R"(Mpps=([0-9.]+) cycles_per_packet=([0-9.]+).* output=right)"))) {
+    r.mpps = std::stod(m[1]);
+    r.cycles_per_packet = std::stod(m[2]);
+  } else {
+    std::fprintf(stderr, "lean_chain gave no rate (or a wrong output); its output:\n%s\n", out.c_str());
+  }
+  return r;
+}
+
 // One configuration's line: Mpps, cycles per packet and the ratio to
 // testpmd, with the issue's 25% verdict where `judged`.
 void print_row(const std::string& label, const nfv::bench::Throughput& r, const nfv::bench::Throughput& testpmd, bool judged = false) {
@@ -247,13 +269,17 @@ int main(int argc, char** argv) {
     print_row("  same, hops at max_instances: 1", single, testpmd, true);
     const nfv::bench::Throughput bare = pod_median("forward4_" + std::to_string(size), {vnfs[0], vnfs[0], vnfs[0], vnfs[0]});
     print_row("nfv-pod, 4 hops of forward", bare, testpmd);
-    ok = ok && r.mpps > 0 && single.mpps > 0 && bare.mpps > 0;
+    const nfv::bench::Throughput lean = nfv::bench::median_of(runs, [&] { return run_lean_chain(pcap, seconds); });
+    print_row("lean_chain: same work, one loop", lean, testpmd, true);
+    ok = ok && r.mpps > 0 && single.mpps > 0 && bare.mpps > 0 && lean.mpps > 0;
     // 3. What the target leaves for the four VNFs, next to what their lookups alone cost.
     const double budget = testpmd.cycles_per_packet / 0.25, floor = bare.cycles_per_packet + lookups.chain();
     std::printf("floor: pod with 4 no-op hops %.1f + the chain's DPDK lookups %.1f = %.1f cycles/packet (at best %.3f of testpmd);"
                 " 25%% of testpmd allows %.1f, leaving the 4 VNFs %.1f\n",
                 bare.cycles_per_packet, lookups.chain(), floor, floor > 0 ? testpmd.cycles_per_packet / floor : 0, budget,
                 budget - bare.cycles_per_packet);
+    std::printf("framework: the pod's chain (max_instances: 1) takes %.1f cycles/packet more than the same work in one loop\n",
+                single.cycles_per_packet - lean.cycles_per_packet);
   }
   return ok ? 0 : 1;
 }

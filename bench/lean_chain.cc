@@ -1,0 +1,304 @@
+// lean_chain: the bench's 4-VNF chain, firewall (1,000 rules) -> nat -> lb
+// -> router (10,000 routes), written as one fused loop with nothing around
+// it: rx a burst, parse each packet once, rte_acl, nat's rte_hash lookup and
+// source rewrite, lb's rte_hash lookup and destination rewrite, rte_lpm with
+// the TTL and MAC rewrite, tx. It keeps what a stateful chain must keep
+// (a session and a connection per flow, their last-seen times) and drops
+// everything else the pod and the VNFs add: no chain classification beyond
+// one prefix, no flow pins, no per-VNF counters, no pools or instances, no
+// IPv6, ICMP or reply direction. Same libraries, same tables (chain_tables.h),
+// same parser and checksum code as the VNFs. vnf_throughput runs it next to
+// testpmd as the cost of this chain's work when nothing else is paid for.
+//
+//   lean_chain PCAP SECONDS FILE_PREFIX
+//
+// Prints one line: packets, Mpps sent, cycles per packet (busy cycles of the
+// forwarding lcore over received packets, as testpmd --record-core-cycles),
+// and the sessions and connections it holds; exits 1 if a forwarded packet
+// is not what the chain should make of it.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <rte_acl.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_hash.h>
+#include <rte_ip.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_lpm.h>
+#include <rte_mbuf.h>
+
+#include "chain_tables.h"
+#include "checksum.h"
+#include "hash_table.h"
+#include "packet_parser.h"
+
+namespace {
+
+constexpr uint16_t kBurst = 32;
+constexpr uint32_t kExternalAddress = (203u << 24) | (0u << 16) | (113u << 8) | 1;  // nat's 203.0.113.1
+constexpr uint32_t kMaxFlows = 65536;
+
+// nat's key: the internal endpoint (address and port, network order) and protocol.
+struct alignas(8) NatKey {
+  uint32_t addr;
+  uint16_t port;
+  uint8_t protocol;
+  uint8_t pad[9];
+};
+// lb's key: the connection's 5-tuple (network order).
+struct alignas(8) Tuple {
+  uint32_t src, dst;
+  uint16_t src_port, dst_port;
+  uint8_t protocol, pad[3];
+};
+static_assert(sizeof(NatKey) == 16 && sizeof(Tuple) == 16);
+
+uint32_t read32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+uint16_t read16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+
+class LeanChain {
+ public:
+  bool build() {
+    acl_ = nfv::bench::create_bench_acl("lean_acl");
+    sessions_ = nfv::bench::create_bench_hash("lean_nat");
+    connections_ = nfv::bench::create_bench_hash("lean_lb");
+    lpm_ = nfv::bench::create_bench_lpm("lean_lpm");
+    for (int h = 0; h < 16; ++h) hop_mac_[h] = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(h)}};
+    return acl_ && sessions_ && connections_ && lpm_;
+  }
+
+  // Runs a burst through the chain; what goes on is compacted into pkts[0..return).
+  uint16_t run(rte_mbuf** pkts, uint16_t n, uint64_t now) {
+    uint8_t* ip[kBurst];
+    const uint8_t* acl_input[kBurst];
+    uint16_t k = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      nfv::ParsedPacket p;
+      if (!nfv::parse_plain_ipv4(pkts[i], p) || p.key.protocol != IPPROTO_UDP || (p.ipv4_dst() >> 16) != (198u << 8 | 19u)) {
+        drop(pkts[i]);
+        continue;
+      }
+      pkts[k] = pkts[i];
+      ip[k] = rte_pktmbuf_mtod_offset(pkts[k], uint8_t*, p.l3_offset);
+      acl_input[k] = ip[k] + offsetof(rte_ipv4_hdr, next_proto_id);
+      ++k;
+    }
+    // Firewall: a packet matching a (deny) rule is dropped.
+    uint32_t rule[kBurst];
+    if (k) rte_acl_classify(acl_, acl_input, rule, k, 1);
+    uint16_t m = 0;
+    for (uint16_t j = 0; j < k; ++j) {
+      if (rule[j]) {
+        drop(pkts[j]);
+        continue;
+      }
+      pkts[m] = pkts[j];
+      ip[m++] = ip[j];
+    }
+    translate_sources(ip, m, now);
+    balance(ip, m, now);
+    return route(pkts, ip, m);
+  }
+
+  uint32_t sessions() const { return rte_hash_count(sessions_); }
+  uint32_t connections() const { return rte_hash_count(connections_); }
+  uint64_t dropped() const { return dropped_; }
+
+ private:
+  void drop(rte_mbuf* m) {
+    dropped_++;
+    rte_pktmbuf_free(m);
+  }
+
+  // Looks the keys up, adding the missing ones (`on_new(position, hash)`),
+  // and returns each key's position.
+  template <typename OnNew>
+  static void find_or_add(rte_hash* table, const void** keys, uint16_t n, int32_t* positions, OnNew&& on_new) {
+    uint32_t hashes[kBurst];
+    for (uint16_t j = 0; j < n; ++j) hashes[j] = nfv::table_hash(keys[j], 16);
+    rte_hash_lookup_with_hash_bulk(table, keys, hashes, n, positions);
+    for (uint16_t j = 0; j < n; ++j) {
+      if (positions[j] >= 0) continue;
+      positions[j] = rte_hash_lookup_with_hash(table, keys[j], hashes[j]);  // added earlier in this burst
+      if (positions[j] >= 0) continue;
+      positions[j] = rte_hash_add_key_with_hash(table, keys[j], hashes[j]);
+      if (positions[j] >= 0) on_new(positions[j], hashes[j]);
+    }
+  }
+
+  // nat: the internal source becomes 203.0.113.1 and a port of its session.
+  void translate_sources(uint8_t** ip, uint16_t n, uint64_t now) {
+    NatKey keys[kBurst];
+    const void* key_pointers[kBurst];
+    int32_t positions[kBurst];
+    for (uint16_t j = 0; j < n; ++j) {
+      keys[j] = NatKey{read32(ip[j] + 12), read16(ip[j] + 20), IPPROTO_UDP, {}};
+      key_pointers[j] = &keys[j];
+    }
+    find_or_add(sessions_, key_pointers, n, positions, [&](int32_t pos, uint32_t) { session_port_[pos] = next_port_++; });
+    for (uint16_t j = 0; j < n; ++j) {
+      const int32_t pos = positions[j];
+      if (pos < 0) continue;  // table full: passes untranslated (not in the bench)
+      session_seen_[pos] = now;
+      nfv::rewrite_endpoint(ip[j] + 10, ip[j] + 12, ip[j] + 20, rte_cpu_to_be_32(kExternalAddress),
+                            rte_cpu_to_be_16(session_port_[pos]), ip[j] + 26, nfv::L4Checksum::kUdp);
+    }
+  }
+
+  // lb: a new connection picks one of the 3 backends by its hash; the
+  // destination becomes that backend, port 9000.
+  void balance(uint8_t** ip, uint16_t n, uint64_t now) {
+    Tuple keys[kBurst];
+    const void* key_pointers[kBurst];
+    int32_t positions[kBurst];
+    for (uint16_t j = 0; j < n; ++j) {
+      keys[j] = Tuple{read32(ip[j] + 12), read32(ip[j] + 16), read16(ip[j] + 20), read16(ip[j] + 22), IPPROTO_UDP, {}};
+      key_pointers[j] = &keys[j];
+    }
+    find_or_add(connections_, key_pointers, n, positions, [&](int32_t pos, uint32_t hash) { backend_[pos] = 1 + hash % 3; });
+    for (uint16_t j = 0; j < n; ++j) {
+      const int32_t pos = positions[j];
+      if (pos < 0) continue;
+      connection_seen_[pos] = now;
+      nfv::rewrite_endpoint(ip[j] + 10, ip[j] + 16, ip[j] + 22, rte_cpu_to_be_32((10u << 24) | (10u << 16) | backend_[pos]),
+                            rte_cpu_to_be_16(nfv::bench::kServicePort), ip[j] + 26, nfv::L4Checksum::kUdp);
+    }
+  }
+
+  // router: LPM on the destination, TTL decrement, next hop's MAC.
+  uint16_t route(rte_mbuf** pkts, uint8_t** ip, uint16_t n) {
+    uint32_t destinations[kBurst], hops[kBurst];
+    for (uint16_t j = 0; j < n; ++j) destinations[j] = rte_be_to_cpu_32(read32(ip[j] + 16));
+    if (n) rte_lpm_lookup_bulk(lpm_, destinations, hops, n);
+    uint16_t kept = 0;
+    for (uint16_t j = 0; j < n; ++j) {
+      uint8_t* ttl = ip[j] + offsetof(rte_ipv4_hdr, time_to_live);
+      if (!(hops[j] & RTE_LPM_LOOKUP_SUCCESS) || *ttl <= 1) {
+        drop(pkts[j]);
+        continue;
+      }
+      const uint16_t old_word = read16(ttl);
+      --*ttl;
+      nfv::ChecksumDelta delta;
+      delta.replace16(old_word, read16(ttl));
+      delta.apply(ip[j] + offsetof(rte_ipv4_hdr, hdr_checksum));
+      rte_pktmbuf_mtod(pkts[j], rte_ether_hdr*)->dst_addr = hop_mac_[hops[j] & 15];
+      pkts[kept++] = pkts[j];
+    }
+    return kept;
+  }
+
+  rte_acl_ctx* acl_ = nullptr;
+  rte_hash* sessions_ = nullptr;
+  rte_hash* connections_ = nullptr;
+  rte_lpm* lpm_ = nullptr;
+  std::vector<uint16_t> session_port_ = std::vector<uint16_t>(kMaxFlows + 1);
+  std::vector<uint64_t> session_seen_ = std::vector<uint64_t>(kMaxFlows + 1);
+  std::vector<uint32_t> backend_ = std::vector<uint32_t>(kMaxFlows + 1);
+  std::vector<uint64_t> connection_seen_ = std::vector<uint64_t>(kMaxFlows + 1);
+  uint16_t next_port_ = 1024;
+  rte_ether_addr hop_mac_[16];
+  uint64_t dropped_ = 0;
+};
+
+// What the chain must make of a bench frame: source 203.0.113.1, destination
+// a backend 10.10.0.1-3:9000, TTL 63, a valid IPv4 header checksum.
+bool forwarded_right(const rte_mbuf* m) {
+  const auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, sizeof(rte_ether_hdr));
+  const uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+  const uint16_t dst_port = rte_be_to_cpu_16(read16(reinterpret_cast<const uint8_t*>(ip) + 22));
+  return rte_be_to_cpu_32(ip->src_addr) == kExternalAddress && (dst >> 8) == ((10u << 16) | (10u << 8)) && (dst & 0xff) >= 1 &&
+         (dst & 0xff) <= 3 && dst_port == nfv::bench::kServicePort && ip->time_to_live == 63 && rte_ipv4_cksum(ip) == 0;
+}
+
+struct Run {
+  LeanChain* chain;
+  uint64_t seconds;
+  uint64_t packets = 0, sent = 0, busy_cycles = 0, elapsed_cycles = 0;
+  bool checked = false, right = true;
+};
+
+int forward(void* arg) {
+  Run& run = *static_cast<Run*>(arg);
+  rte_mbuf* pkts[kBurst];
+  const uint64_t start = rte_rdtsc();
+  const uint64_t end = start + run.seconds * rte_get_tsc_hz();
+  uint64_t now = start;
+  while (now < end) {
+    now = rte_rdtsc();
+    const uint16_t n = rte_eth_rx_burst(0, 0, pkts, kBurst);
+    if (n == 0) continue;
+    const uint16_t kept = run.chain->run(pkts, n, now);
+    if (!run.checked && kept) {
+      run.right = forwarded_right(pkts[0]);
+      run.checked = true;
+    }
+    const uint16_t sent = rte_eth_tx_burst(0, 0, pkts, kept);
+    if (sent < kept) rte_pktmbuf_free_bulk(pkts + sent, kept - sent);
+    run.packets += n;
+    run.sent += sent;
+    run.busy_cycles += rte_rdtsc() - now;
+  }
+  run.elapsed_cycles = rte_rdtsc() - start;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: lean_chain PCAP SECONDS FILE_PREFIX\n");
+    return 2;
+  }
+  const std::string vdev = std::string("net_pcap0,rx_pcap=") + argv[1] + ",infinite_rx=1";
+  const std::string prefix = std::string("--file-prefix=") + argv[3];
+  const char* eal_args[] = {argv[0], "-l", "0,1", "--no-pci", prefix.c_str(), "--huge-unlink", "--log-level=lib.eal:warning",
+                            "--vdev", vdev.c_str()};
+  if (rte_eal_init(static_cast<int>(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) {
+    std::fprintf(stderr, "lean_chain: EAL init failed (hugepages reserved? pcap readable?)\n");
+    return 1;
+  }
+  rte_mempool* pool = rte_pktmbuf_pool_create("lean_pool", 65535, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
+  rte_eth_conf conf{};
+  const int socket = static_cast<int>(rte_socket_id());
+  if (!pool || rte_eth_dev_count_avail() != 1 || rte_eth_dev_configure(0, 1, 1, &conf) != 0 ||
+      rte_eth_rx_queue_setup(0, 0, 1024, socket, nullptr, pool) != 0 || rte_eth_tx_queue_setup(0, 0, 1024, socket, nullptr) != 0 ||
+      rte_eth_dev_start(0) != 0) {
+    std::fprintf(stderr, "lean_chain: cannot set up the net_pcap port\n");
+    return 1;
+  }
+  LeanChain chain;
+  if (!chain.build()) {
+    std::fprintf(stderr, "lean_chain: cannot build the chain's tables\n");
+    return 1;
+  }
+  Run run{&chain, static_cast<uint64_t>(std::max(1, std::atoi(argv[2])))};
+  const unsigned lcore = rte_get_next_lcore(-1, 1, 0);
+  if (lcore >= RTE_MAX_LCORE || rte_eal_remote_launch(forward, &run, lcore) != 0) {
+    std::fprintf(stderr, "lean_chain: needs a worker lcore (-l 0,1)\n");
+    return 1;
+  }
+  rte_eal_wait_lcore(lcore);
+  const double seconds = static_cast<double>(run.elapsed_cycles) / static_cast<double>(rte_get_tsc_hz());
+  std::printf("lean_chain: packets=%lu sent=%lu Mpps=%.3f cycles_per_packet=%.1f dropped=%lu sessions=%u connections=%u output=%s\n",
+              run.packets, run.sent, static_cast<double>(run.sent) / seconds / 1e6,
+              run.packets ? static_cast<double>(run.busy_cycles) / static_cast<double>(run.packets) : 0.0, chain.dropped(),
+              chain.sessions(), chain.connections(), run.checked && run.right ? "right" : "WRONG");
+  rte_eth_dev_stop(0);
+  rte_eal_cleanup();
+  return run.checked && run.right ? 0 : 1;
+}
