@@ -10,7 +10,12 @@
 // same parser and checksum code as the VNFs. vnf_throughput runs it next to
 // testpmd as the cost of this chain's work when nothing else is paid for.
 //
-//   lean_chain PCAP SECONDS FILE_PREFIX
+// With --vnfs DIR it runs the chain's four VNF instances instead (their
+// bench configuration, vnf_cases.h; DIR takes the router's routes file),
+// process() after process() on each burst: what the VNFs cost without the
+// pod around them.
+//
+//   lean_chain PCAP SECONDS FILE_PREFIX [--vnfs DIR]
 //
 // Prints one line: packets, Mpps sent, cycles per packet (busy cycles of the
 // forwarding lcore over received packets, as testpmd --record-core-cycles),
@@ -19,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +43,8 @@
 #include "checksum.h"
 #include "hash_table.h"
 #include "packet_parser.h"
+#include "vnf.h"
+#include "vnf_cases.h"
 
 namespace {
 
@@ -215,18 +223,53 @@ class LeanChain {
   uint64_t dropped_ = 0;
 };
 
-// What the chain must make of a bench frame: source 203.0.113.1, destination
-// a backend 10.10.0.1-3:9000, TTL 63, a valid IPv4 header checksum.
+// The chain's VNF instances, each one's process() in turn on a burst.
+class VnfSequence {
+ public:
+  explicit VnfSequence(const std::string& dir) {
+    for (const auto& c : nfv::bench::chain_cases(nfv::bench::vnf_cases(dir))) {
+      nfv::VnfSettings settings;
+      settings.instance_name = c.name + "@lean_chain";
+      settings.socket_id = static_cast<int>(rte_socket_id());
+      settings.params = c.params;
+      vnfs_.push_back(nfv::VnfRegistry::instance().create(c.name));
+      vnfs_.back()->init(settings);
+    }
+  }
+
+  uint16_t run(rte_mbuf** pkts, uint16_t n) {
+    for (auto& vnf : vnfs_) {
+      rte_mbuf* dropped[kBurst];
+      uint16_t n_dropped = 0;
+      n = vnf->process(pkts, n, dropped, &n_dropped);
+      if (n_dropped) rte_pktmbuf_free_bulk(dropped, n_dropped);
+      dropped_ += n_dropped;
+    }
+    return n;
+  }
+
+  uint64_t dropped() const { return dropped_; }
+
+ private:
+  std::vector<std::unique_ptr<nfv::Vnf>> vnfs_;
+  uint64_t dropped_ = 0;
+};
+
+// What the chain must make of a bench frame: source one of nat's external
+// addresses 203.0.113.1-4 (lean: always .1), destination a backend
+// 10.10.0.1-3:9000, TTL 63, a valid IPv4 header checksum.
 bool forwarded_right(const rte_mbuf* m) {
   const auto* ip = rte_pktmbuf_mtod_offset(m, const rte_ipv4_hdr*, sizeof(rte_ether_hdr));
   const uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
   const uint16_t dst_port = rte_be_to_cpu_16(read16(reinterpret_cast<const uint8_t*>(ip) + 22));
-  return rte_be_to_cpu_32(ip->src_addr) == kExternalAddress && (dst >> 8) == ((10u << 16) | (10u << 8)) && (dst & 0xff) >= 1 &&
+  const uint32_t src = rte_be_to_cpu_32(ip->src_addr);
+  return src >= kExternalAddress && src <= kExternalAddress + 3 && (dst >> 8) == ((10u << 16) | (10u << 8)) && (dst & 0xff) >= 1 &&
          (dst & 0xff) <= 3 && dst_port == nfv::bench::kServicePort && ip->time_to_live == 63 && rte_ipv4_cksum(ip) == 0;
 }
 
 struct Run {
   LeanChain* chain;
+  VnfSequence* vnfs;  // instead of the fused chain, when set
   uint64_t seconds;
   uint64_t packets = 0, sent = 0, busy_cycles = 0, elapsed_cycles = 0;
   bool checked = false, right = true;
@@ -242,7 +285,7 @@ int forward(void* arg) {
     now = rte_rdtsc();
     const uint16_t n = rte_eth_rx_burst(0, 0, pkts, kBurst);
     if (n == 0) continue;
-    const uint16_t kept = run.chain->run(pkts, n, now);
+    const uint16_t kept = run.vnfs ? run.vnfs->run(pkts, n) : run.chain->run(pkts, n, now);
     if (!run.checked && kept) {
       run.right = forwarded_right(pkts[0]);
       run.checked = true;
@@ -260,8 +303,9 @@ int forward(void* arg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: lean_chain PCAP SECONDS FILE_PREFIX\n");
+  const bool vnf_mode = argc == 6 && std::string(argv[4]) == "--vnfs";
+  if (argc != 4 && !vnf_mode) {
+    std::fprintf(stderr, "usage: lean_chain PCAP SECONDS FILE_PREFIX [--vnfs DIR]\n");
     return 2;
   }
   const std::string vdev = std::string("net_pcap0,rx_pcap=") + argv[1] + ",infinite_rx=1";
@@ -282,11 +326,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   LeanChain chain;
-  if (!chain.build()) {
+  std::unique_ptr<VnfSequence> vnfs;
+  try {
+    if (vnf_mode) vnfs = std::make_unique<VnfSequence>(argv[5]);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lean_chain: %s\n", e.what());
+    return 1;
+  }
+  if (!vnfs && !chain.build()) {
     std::fprintf(stderr, "lean_chain: cannot build the chain's tables\n");
     return 1;
   }
-  Run run{&chain, static_cast<uint64_t>(std::max(1, std::atoi(argv[2])))};
+  Run run{&chain, vnfs.get(), static_cast<uint64_t>(std::max(1, std::atoi(argv[2])))};
   const unsigned lcore = rte_get_next_lcore(-1, 1, 0);
   if (lcore >= RTE_MAX_LCORE || rte_eal_remote_launch(forward, &run, lcore) != 0) {
     std::fprintf(stderr, "lean_chain: needs a worker lcore (-l 0,1)\n");
@@ -294,11 +345,13 @@ int main(int argc, char** argv) {
   }
   rte_eal_wait_lcore(lcore);
   const double seconds = static_cast<double>(run.elapsed_cycles) / static_cast<double>(rte_get_tsc_hz());
-  std::printf("lean_chain: packets=%lu sent=%lu Mpps=%.3f cycles_per_packet=%.1f dropped=%lu sessions=%u connections=%u output=%s\n",
+  std::printf("lean_chain%s: packets=%lu sent=%lu Mpps=%.3f cycles_per_packet=%.1f dropped=%lu output=%s\n", vnfs ? " --vnfs" : "",
               run.packets, run.sent, static_cast<double>(run.sent) / seconds / 1e6,
-              run.packets ? static_cast<double>(run.busy_cycles) / static_cast<double>(run.packets) : 0.0, chain.dropped(),
-              chain.sessions(), chain.connections(), run.checked && run.right ? "right" : "WRONG");
+              run.packets ? static_cast<double>(run.busy_cycles) / static_cast<double>(run.packets) : 0.0,
+              vnfs ? vnfs->dropped() : chain.dropped(), run.checked && run.right ? "right" : "WRONG");
+  if (!vnfs) std::printf("lean_chain: sessions=%u connections=%u\n", chain.sessions(), chain.connections());
   rte_eth_dev_stop(0);
+  vnfs.reset();  // their tables live in EAL memory
   rte_eal_cleanup();
   return run.checked && run.right ? 0 : 1;
 }

@@ -11,11 +11,12 @@
 //    dpdk-testpmd io-forward on the same port kind, measured in the same run,
 //    and 4 hops of `forward` (the pod's own cost for a 4-hop chain); then
 //    bench/lean_chain, the same chain's work as one fused loop with nothing
-//    of the pod or the VNF framework around it.
+//    of the pod or the VNF framework around it, and lean_chain --vnfs, the
+//    chain's four VNF instances back to back without the pod.
 // 3. The floor under the pod's chain: the pod's own cost plus the DPDK
 //    lookups the chain makes per packet, timed alone (dpdk_lookup_floor.h),
-//    against the cycle budget of 25% of testpmd; and what the pod and the
-//    VNF framework add to the chain's work (pod chain minus lean_chain).
+//    against the cycle budget of 25% of testpmd; and what the VNFs and the
+//    pod each add to the chain's work.
 //
 // Every measurement in 2 is the median of RUNS runs (default 3).
 //
@@ -44,9 +45,12 @@
 #include "dpdk_lookup_floor.h"
 #include "pod_stats.pb.h"
 #include "testpmd_and_pod.h"
+#include "vnf_cases.h"
 #include "vnf.h"
 
 namespace {
+
+using nfv::bench::VnfCase;
 
 constexpr int kFlows = 1024;
 constexpr int kBurst = 32;
@@ -97,25 +101,6 @@ void write_capture(const std::string& path, int size) {
   }
   pcap_dump_close(dumper);
   pcap_close(dead);
-}
-
-struct VnfCase {
-  std::string name;  // VNF type
-  std::map<std::string, std::string> params;
-};
-
-std::vector<VnfCase> cases(const std::string& dir) {
-  std::ofstream(dir + "/bench_routes.txt") << "198.19.0.0/16 02:00:00:00:00:01\n10.10.0.0/16 02:00:00:00:00:02\n";
-  return {
-      {"forward", {}},
-      {"firewall", {{"random_rules", "1000"}, {"default", "allow"}}},
-      {"nat", {{"external", "203.0.113.1,203.0.113.2,203.0.113.3,203.0.113.4"}, {"internal", "198.18.0.0/16"}}},
-      {"lb", {{"services", "198.19.0.1:9000/udp=10.10.0.1:9000,10.10.0.2:9000*2,10.10.0.3:9000"}}},
-      {"router", {{"routes_file", dir + "/bench_routes.txt"}, {"random_routes", "10000"}}},
-      {"ids", {{"random_signatures", "1000"}}},
-      {"monitor", {}},
-      {"ratelimit", {{"per", "flow"}, {"cir", "100000000000"}, {"cbs", "100000000"}, {"ebs", "100000000"}}},
-  };
 }
 
 nfv::bench::Throughput run_in_process(const VnfCase& c, rte_mempool* pool, int size, uint64_t packets) {
@@ -174,14 +159,16 @@ nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string&
   return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds, "--file-prefix=vnfbench");
 }
 
-// bench/lean_chain (next to this program): the chain's work as one fused
-// loop on the same port kind.
-nfv::bench::Throughput run_lean_chain(const std::string& pcap, int seconds) {
+// bench/lean_chain (next to this program) on the same port kind: the
+// chain's work as one fused loop, or with `vnfs_dir` the chain's VNF
+// instances back to back without the pod.
+nfv::bench::Throughput run_lean_chain(const std::string& pcap, int seconds, const std::string& vnfs_dir = "") {
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   std::string binary = length > 0 ? std::string(self, static_cast<size_t>(length)) : "";
   binary = binary.substr(0, binary.rfind('/') + 1) + "lean_chain";
-  const std::string out = nfv::bench::run_command(binary + " " + pcap + " " + std::to_string(seconds) + " bench_lean_chain");
+  const std::string out = nfv::bench::run_command(binary + " " + pcap + " " + std::to_string(seconds) + " bench_lean_chain" +
+                                                  (vnfs_dir.empty() ? "" : " --vnfs " + vnfs_dir));
   std::smatch m;
   nfv::bench::Throughput r;
   if (std::regex_search(out, m, std::regex(R"(Mpps=([0-9.]+) cycles_per_packet=([0-9.]+).* output=right)"))) {
@@ -220,8 +207,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   rte_mempool* pool = rte_pktmbuf_pool_create("vnf_bench", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-  const auto vnfs = cases(dir);
-  const std::vector<VnfCase> chain = {vnfs[1], vnfs[2], vnfs[3], vnfs[4]};  // firewall, nat, lb, router
+  const auto vnfs = nfv::bench::vnf_cases(dir);
+  const std::vector<VnfCase> chain = nfv::bench::chain_cases(vnfs);
   bool ok = pool != nullptr;
 
   std::printf("VNF cost on one core: UDP, %d flows, bursts of %d\n", kFlows, kBurst);
@@ -271,15 +258,17 @@ int main(int argc, char** argv) {
     print_row("nfv-pod, 4 hops of forward", bare, testpmd);
     const nfv::bench::Throughput lean = nfv::bench::median_of(runs, [&] { return run_lean_chain(pcap, seconds); });
     print_row("lean_chain: same work, one loop", lean, testpmd, true);
-    ok = ok && r.mpps > 0 && single.mpps > 0 && bare.mpps > 0 && lean.mpps > 0;
+    const nfv::bench::Throughput no_pod = nfv::bench::median_of(runs, [&] { return run_lean_chain(pcap, seconds, dir); });
+    print_row("lean_chain --vnfs: the 4 VNFs, no pod", no_pod, testpmd, true);
+    ok = ok && r.mpps > 0 && single.mpps > 0 && bare.mpps > 0 && lean.mpps > 0 && no_pod.mpps > 0;
     // 3. What the target leaves for the four VNFs, next to what their lookups alone cost.
     const double budget = testpmd.cycles_per_packet / 0.25, floor = bare.cycles_per_packet + lookups.chain();
     std::printf("floor: pod with 4 no-op hops %.1f + the chain's DPDK lookups %.1f = %.1f cycles/packet (at best %.3f of testpmd);"
                 " 25%% of testpmd allows %.1f, leaving the 4 VNFs %.1f\n",
                 bare.cycles_per_packet, lookups.chain(), floor, floor > 0 ? testpmd.cycles_per_packet / floor : 0, budget,
                 budget - bare.cycles_per_packet);
-    std::printf("framework: the pod's chain (max_instances: 1) takes %.1f cycles/packet more than the same work in one loop\n",
-                single.cycles_per_packet - lean.cycles_per_packet);
+    std::printf("framework: over the chain's work in one loop, the VNFs add %.1f cycles/packet and the pod (max_instances: 1) %.1f more\n",
+                no_pod.cycles_per_packet - lean.cycles_per_packet, single.cycles_per_packet - no_pod.cycles_per_packet);
   }
   return ok ? 0 : 1;
 }
