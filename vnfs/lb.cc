@@ -24,6 +24,7 @@
 #include "checksum.h"
 #include "hash_table.h"
 #include "input_policy.h"
+#include "paced_sweep.h"
 #include "lb_maglev.h"
 #include "text_file.h"
 #include "two_way_burst.h"
@@ -164,6 +165,7 @@ class LoadBalancerVnf final : public Vnf {
     conn_table_ = create_hash_table("lb_conn", connections, sizeof(Tuple), settings.socket_id, "connections");
     reply_table_ = create_hash_table("lb_reply", connections, sizeof(Tuple), settings.socket_id, "connections");
     conns_.assign(rte_hash_max_key_id(conn_table_) + 1, Connection{});
+    sweep_.init(static_cast<uint32_t>(conns_.size()), timeout_ / 4, rte_rdtsc());
   }
 
   uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
@@ -413,20 +415,18 @@ class LoadBalancerVnf final : public Vnf {
                      protocol == IPPROTO_UDP ? L4Checksum::kUdp : L4Checksum::kTcp);
   }
 
-  // O(1) per burst: a few connections are checked each time.
+  // The connections due for a check (the table once per quarter timeout):
+  // idle ones past the timeout end.
   void expire_some(uint64_t now) {
-    constexpr uint32_t kSweep = 8;
-    const uint32_t size = static_cast<uint32_t>(conns_.size());
-    for (uint32_t k = 0; k < kSweep; ++k) {
-      Connection& c = conns_[sweep_];
-      sweep_ = sweep_ + 1 == size ? 0 : sweep_ + 1;
-      if (!c.active || now - c.last_seen < timeout_) continue;
+    sweep_.run(now, [&](uint32_t pos) {
+      Connection& c = conns_[pos];
+      if (!c.active || now - c.last_seen < timeout_) return;
       rte_hash_del_key(conn_table_, &c.client);
       rte_hash_del_key(reply_table_, &c.reply);
       c.active = false;
       active_conns_--;
       expired_++;
-    }
+    });
   }
 
   std::vector<Service> services_;
@@ -442,7 +442,7 @@ class LoadBalancerVnf final : public Vnf {
   rte_hash* conn_table_ = nullptr;   // client 5-tuple -> connection
   rte_hash* reply_table_ = nullptr;  // backend -> client 5-tuple -> connection
   std::vector<Connection> conns_;
-  uint32_t sweep_ = 0;
+  PacedSweep sweep_;
   InputPolicy input_;
   uint64_t active_conns_ = 0;
   uint64_t created_ = 0;

@@ -17,6 +17,7 @@
 #include "count_min_sketch.h"
 #include "hash_table.h"
 #include "input_policy.h"
+#include "paced_sweep.h"
 #include "vnf.h"
 
 namespace nfv {
@@ -87,6 +88,7 @@ class MonitorVnf final : public Vnf {
     unix_ns0_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
     table_ = create_hash_table("monitor", flows, sizeof(TableKey), settings.socket_id, "flows");
     records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false});
+    if (timeout_) sweep_.init(static_cast<uint32_t>(records_.size()), timeout_ / 4, rte_rdtsc());
     heap_.reserve(k_);
   }
 
@@ -202,25 +204,21 @@ class MonitorVnf final : public Vnf {
     sift_down(0);
   }
 
-  // O(1) per burst, like the nat's sweep: a few records are checked each
-  // time, so the table is swept every `flows / 8` bursts. An expired flow
+  // The records due for a check (the table once per quarter timeout, as
+  // nat's sessions): idle ones past the timeout end. An expired flow
   // leaves the heavy hitters too; its bytes stay in the sketch, which only
   // ever over-estimates.
   void expire_some(uint64_t now) {
-    constexpr uint32_t kSweep = 8;
-    const uint32_t size = static_cast<uint32_t>(records_.size());
-    for (uint32_t k = 0; k < kSweep; ++k) {
-      const uint32_t pos = sweep_;
-      sweep_ = sweep_ + 1 == size ? 0 : sweep_ + 1;
+    sweep_.run(now, [&](uint32_t pos) {
       FlowRecord& r = records_[pos];
-      if (!r.active || now - r.last_tsc <= timeout_) continue;
+      if (!r.active || now - r.last_tsc <= timeout_) return;
       if (r.heap_slot >= 0) remove_from_heap(static_cast<uint32_t>(r.heap_slot));
       void* key;
       if (rte_hash_get_key_with_position(table_, static_cast<int32_t>(pos), &key) == 0) rte_hash_del_key(table_, key);
       r.active = false;
       flows_--;
       expired_++;
-    }
+    });
   }
 
   void remove_from_heap(uint32_t slot) {
@@ -302,7 +300,7 @@ class MonitorVnf final : public Vnf {
   uint64_t table_full_ = 0;
   uint64_t expired_ = 0;
   uint64_t timeout_ = 0;  // TSC; 0: flows never expire
-  uint32_t sweep_ = 0;
+  PacedSweep sweep_;  // runs only with a timeout
 };
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "checksum.h"
 #include "hash_table.h"
 #include "input_policy.h"
+#include "paced_sweep.h"
 #include "text_file.h"
 #include "two_way_burst.h"
 #include "vnf.h"
@@ -132,6 +133,8 @@ class NatVnf final : public Vnf {
     in_table_ = create_hash_table("nat_in", sessions, sizeof(NatKey), settings.socket_id, "sessions");
     // Sessions are indexed by their outbound-table position; sized once.
     sessions_.assign(rte_hash_max_key_id(out_table_) + 1, Session{});
+    const uint64_t shortest = std::min({timeout_[kTcp], timeout_[kUdp], timeout_[kIcmp], tcp_transitory_timeout_});
+    sweep_.init(static_cast<uint32_t>(sessions_.size()), shortest / 4, rte_rdtsc());
     // Free ports per (external address, protocol): a stack, filled once.
     const uint32_t ports = share_.ports;
     free_ports_.resize(external_.size() * kProtocols);
@@ -342,19 +345,15 @@ class NatVnf final : public Vnf {
     return -1;
   }
 
-  // A few sessions per burst are checked, so expiry costs O(1) per burst and
-  // the whole table is swept every sessions/kSweep bursts.
+  // The sessions due for a check (the table once per quarter of the
+  // shortest timeout): idle ones past their timeout are released.
   void expire_some(uint64_t now) {
-    constexpr uint32_t kSweep = 8;
-    const uint32_t size = static_cast<uint32_t>(sessions_.size());
-    for (uint32_t k = 0; k < kSweep; ++k) {
-      Session& s = sessions_[sweep_];
-      sweep_ = sweep_ + 1 == size ? 0 : sweep_ + 1;
-      if (!s.active) continue;
+    sweep_.run(now, [&](uint32_t pos) {
+      Session& s = sessions_[pos];
+      if (!s.active) return;
       const ProtoIndex proto = s.inside.protocol == IPPROTO_TCP ? kTcp : s.inside.protocol == IPPROTO_UDP ? kUdp : kIcmp;
-      if (now - s.last_seen < (s.closing ? tcp_transitory_timeout_ : timeout_[proto])) continue;
-      release(s, proto);
-    }
+      if (now - s.last_seen >= (s.closing ? tcp_transitory_timeout_ : timeout_[proto])) release(s, proto);
+    });
   }
 
   static constexpr int32_t kNotHairpin = -1;
@@ -413,7 +412,7 @@ class NatVnf final : public Vnf {
   uint64_t closing_ = 0;
   uint64_t hairpinned_ = 0;
   uint64_t hairpin_no_session_ = 0;
-  uint32_t sweep_ = 0;
+  PacedSweep sweep_;
   InputPolicy input_;
   uint64_t active_sessions_ = 0;
   uint64_t created_ = 0;
