@@ -38,13 +38,14 @@ TEST(PacedSweep, PaysAPauseBackAtMostOnePassAndAFewPositionsPerCall) {
   // Idle for ten periods: one pass is owed, in calls of kMaxPerCall.
   std::vector<uint32_t> visits(1000, 0);
   uint64_t calls = 0;
-  for (uint64_t now = 10'000;; ++now) {
+  bool caught_up = false;
+  for (uint64_t now = 10'000; calls < 1000 && !caught_up; ++now, ++calls) {
     const auto visited = visit_at(sweep, now);
     ASSERT_LE(visited.size(), PacedSweep::kMaxPerCall);
     for (uint32_t pos : visited) visits[pos]++;
-    ++calls;
-    if (visited.size() <= 1) break;  // caught up: what comes due now is the pace's
+    caught_up = visited.size() <= 1;  // what comes due now is the pace's
   }
+  ASSERT_TRUE(caught_up) << "still paying the pause back after 1,000 calls";
   for (uint32_t pos = 0; pos < 1000; ++pos) EXPECT_GE(visits[pos], 1u) << "position " << pos;
   EXPECT_LT(calls, 1000u / PacedSweep::kMaxPerCall + 20) << "the rest of the pause is forgiven";
 }
