@@ -50,7 +50,6 @@ namespace {
 
 constexpr uint16_t kBurst = 32;
 constexpr uint32_t kExternalAddress = (203u << 24) | (0u << 16) | (113u << 8) | 1;  // nat's 203.0.113.1
-constexpr uint32_t kMaxFlows = 65536;
 
 // nat's key: the internal endpoint (address and port, network order) and protocol.
 struct alignas(8) NatKey {
@@ -86,7 +85,13 @@ class LeanChain {
     connections_ = nfv::bench::create_bench_hash("lean_lb");
     lpm_ = nfv::bench::create_bench_lpm("lean_lpm");
     for (int h = 0; h < 16; ++h) hop_mac_[h] = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(h)}};
-    return acl_ && sessions_ && connections_ && lpm_;
+    if (!acl_ || !sessions_ || !connections_ || !lpm_) return false;
+    // Per-flow state indexed by table position, sized once (as the VNFs do).
+    session_port_.assign(rte_hash_max_key_id(sessions_) + 1, 0);
+    session_seen_.assign(rte_hash_max_key_id(sessions_) + 1, 0);
+    backend_.assign(rte_hash_max_key_id(connections_) + 1, 0);
+    connection_seen_.assign(rte_hash_max_key_id(connections_) + 1, 0);
+    return true;
   }
 
   // Runs a burst through the chain; what goes on is compacted into pkts[0..return).
@@ -214,10 +219,10 @@ class LeanChain {
   rte_hash* sessions_ = nullptr;
   rte_hash* connections_ = nullptr;
   rte_lpm* lpm_ = nullptr;
-  std::vector<uint16_t> session_port_ = std::vector<uint16_t>(kMaxFlows + 1);
-  std::vector<uint64_t> session_seen_ = std::vector<uint64_t>(kMaxFlows + 1);
-  std::vector<uint32_t> backend_ = std::vector<uint32_t>(kMaxFlows + 1);
-  std::vector<uint64_t> connection_seen_ = std::vector<uint64_t>(kMaxFlows + 1);
+  std::vector<uint16_t> session_port_;
+  std::vector<uint64_t> session_seen_;
+  std::vector<uint32_t> backend_;
+  std::vector<uint64_t> connection_seen_;
   uint16_t next_port_ = 1024;
   rte_ether_addr hop_mac_[16];
   uint64_t dropped_ = 0;

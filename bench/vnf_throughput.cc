@@ -45,8 +45,8 @@
 #include "dpdk_lookup_floor.h"
 #include "pod_stats.pb.h"
 #include "testpmd_and_pod.h"
-#include "vnf_cases.h"
 #include "vnf.h"
+#include "vnf_cases.h"
 
 namespace {
 
