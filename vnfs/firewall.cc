@@ -11,6 +11,7 @@
 #include <rte_acl.h>
 #include <rte_byteorder.h>
 #include <rte_errno.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "input_policy.h"
@@ -135,30 +136,33 @@ class FirewallVnf final : public Vnf {
     uint8_t verdict[kMaxVnfBurst];
     uint32_t n4 = 0, n6 = 0;
     for (uint16_t i = 0; i < n; ++i) {
-      ParsedPacket p;
-      const InputVerdict v = input_.check(pkts[i], p);
+      HeaderLayout h;
+      const InputVerdict v = input_.check(pkts[i], h);
       if (v != InputVerdict::kProcess) {
         verdict[i] = v == InputVerdict::kDrop;
         continue;
       }
       verdict[i] = 2;
-      const uint16_t sport = rte_cpu_to_be_16(p.key.src_port), dport = rte_cpu_to_be_16(p.key.dst_port);
-      if (p.key.family == AddressFamily::kIpv4) {
+      // Fields straight from the headers, in network order as rte_acl wants them.
+      const uint8_t* ip = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t*, h.l3_offset);
+      uint16_t ports[2] = {0, 0};
+      if (h.has_ports()) std::memcpy(ports, rte_pktmbuf_mtod_offset(pkts[i], const uint8_t*, h.l4_offset), sizeof(ports));
+      if (h.family == AddressFamily::kIpv4) {
         AclKey4& k = keys4[n4];
-        k.protocol = p.key.protocol;
-        std::memcpy(k.src, p.key.src_addr, 4);
-        std::memcpy(k.dst, p.key.dst_addr, 4);
-        k.src_port = sport;
-        k.dst_port = dport;
+        k.protocol = h.protocol;
+        std::memcpy(k.src, ip + offsetof(rte_ipv4_hdr, src_addr), 4);
+        std::memcpy(k.dst, ip + offsetof(rte_ipv4_hdr, dst_addr), 4);
+        k.src_port = ports[0];
+        k.dst_port = ports[1];
         data4[n4] = &k.protocol;
         index4[n4++] = i;
       } else {
         AclKey6& k = keys6[n6];
-        k.protocol = p.key.protocol;
-        std::memcpy(k.src, p.key.src_addr, 16);
-        std::memcpy(k.dst, p.key.dst_addr, 16);
-        k.src_port = sport;
-        k.dst_port = dport;
+        k.protocol = h.protocol;
+        std::memcpy(k.src, ip + offsetof(rte_ipv6_hdr, src_addr), 16);
+        std::memcpy(k.dst, ip + offsetof(rte_ipv6_hdr, dst_addr), 16);
+        k.src_port = ports[0];
+        k.dst_port = ports[1];
         data6[n6] = &k.protocol;
         index6[n6++] = i;
       }

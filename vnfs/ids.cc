@@ -108,12 +108,12 @@ class IdsVnf final : public Vnf {
     Payload queued[kMaxVnfBurst];
     uint16_t n_queued = 0;
     for (uint16_t i = 0; i < n; ++i) {
-      ParsedPacket p;
-      const InputVerdict v = input_.check(pkts[i], p);
+      HeaderLayout h;
+      const InputVerdict v = input_.check(pkts[i], h);
       drop[i] = v == InputVerdict::kDrop;
       if (v != InputVerdict::kProcess) continue;
       uint32_t begin, end;
-      if (!payload_range(pkts[i], p, begin, end)) continue;
+      if (!payload_range(pkts[i], h, begin, end)) continue;
       if (end <= pkts[i]->data_len) queued[n_queued++] = {rte_pktmbuf_mtod_offset(pkts[i], const uint8_t*, begin), end - begin, i};
       else drop[i] = scan_segments(pkts[i], begin, end);
     }
@@ -161,14 +161,14 @@ class IdsVnf final : public Vnf {
   }
 
   // The L4 payload's byte range [begin, end) within the packet; false when empty.
-  bool payload_range(const rte_mbuf* m, const ParsedPacket& p, uint32_t& begin, uint32_t& end) {
-    const uint8_t* l3 = rte_pktmbuf_mtod_offset(m, const uint8_t*, p.l3_offset);
-    end = p.l3_offset;
-    if (p.key.family == AddressFamily::kIpv4) end += rte_be_to_cpu_16(reinterpret_cast<const rte_ipv4_hdr*>(l3)->total_length);
+  bool payload_range(const rte_mbuf* m, const HeaderLayout& h, uint32_t& begin, uint32_t& end) {
+    const uint8_t* l3 = rte_pktmbuf_mtod_offset(m, const uint8_t*, h.l3_offset);
+    end = h.l3_offset;
+    if (h.family == AddressFamily::kIpv4) end += rte_be_to_cpu_16(reinterpret_cast<const rte_ipv4_hdr*>(l3)->total_length);
     else end += sizeof(rte_ipv6_hdr) + rte_be_to_cpu_16(reinterpret_cast<const rte_ipv6_hdr*>(l3)->payload_len);
-    begin = p.l4_offset;
-    if (p.key.protocol == IPPROTO_TCP) begin += (rte_pktmbuf_mtod_offset(m, const rte_tcp_hdr*, p.l4_offset)->data_off >> 4) * 4u;
-    else if (p.key.protocol == IPPROTO_UDP) begin += 8;
+    begin = h.l4_offset;
+    if (h.protocol == IPPROTO_TCP) begin += (rte_pktmbuf_mtod_offset(m, const rte_tcp_hdr*, h.l4_offset)->data_off >> 4) * 4u;
+    else if (h.protocol == IPPROTO_UDP) begin += 8;
     end = std::min(end, rte_pktmbuf_pkt_len(m));
     scanned_++;
     if (begin >= end) return false;

@@ -21,6 +21,14 @@ void InputPolicy::init(const VnfSettings& settings, std::vector<std::string> vnf
   drop_jumbo_ = read_policy(settings, "jumbo", defaults.drop_jumbo);
 }
 
+// Out of line: every frame that is not plain IPv4 (or is jumbo) comes here.
+InputVerdict InputPolicy::check_general(const rte_mbuf* m, HeaderLayout& layout) {
+  ParsedPacket parsed;
+  const InputVerdict verdict = check(m, parsed);
+  layout = HeaderLayout::of(parsed);
+  return verdict;
+}
+
 void InputPolicy::visit(const CounterVisitor& visit) const {
   for (int s = 0; s < kStatuses; ++s) {
     const auto status = static_cast<ParseStatus>(s);

@@ -44,8 +44,7 @@ class InputPolicy {
       return drop_malformed_ ? InputVerdict::kDrop : InputVerdict::kPass;
     }
     if (parsed.vlan_tags) vlan_tagged_++;
-    // Longer than a standard frame: 1518 bytes with the FCS (which mbufs do not hold), plus 4 per VLAN tag.
-    if (rte_pktmbuf_pkt_len(m) > 1514u + 4u * parsed.vlan_tags) {
+    if (rte_pktmbuf_pkt_len(m) > kLongestStandardFrame + 4u * parsed.vlan_tags) {
       jumbo_++;
       if (drop_jumbo_) return InputVerdict::kDrop;
     }
@@ -56,11 +55,23 @@ class InputPolicy {
     return InputVerdict::kProcess;
   }
 
+  // The same verdict for VNFs that read header fields in place: the common
+  // case (plain_ipv4_layout, a standard-size frame) builds no flow key.
+  [[gnu::always_inline]] InputVerdict check(const rte_mbuf* m, HeaderLayout& layout) {
+    if (plain_ipv4_layout(m, layout) && rte_pktmbuf_pkt_len(m) <= kLongestStandardFrame) return InputVerdict::kProcess;
+    return check_general(m, layout);
+  }
+
   // malformed_<reason>, non_ip, fragments, jumbo, vlan_tagged.
   void visit(const CounterVisitor& visit) const;
 
  private:
+  // 1518 bytes with the FCS, which mbufs do not hold (plus 4 per VLAN tag).
+  static constexpr uint32_t kLongestStandardFrame = 1514;
   static constexpr int kStatuses = 8;
+
+  InputVerdict check_general(const rte_mbuf* m, HeaderLayout& layout);
+
   uint64_t malformed_[kStatuses] = {};
   uint64_t non_ip_ = 0;
   uint64_t fragments_ = 0;

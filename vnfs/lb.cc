@@ -180,7 +180,7 @@ class LoadBalancerVnf final : public Vnf {
     expire_some(now);
     // Pass 1: keys and services; one bulk lookup per table; pass 2: decisions and rewrites.
     TwoWayBurst<Pending> burst;
-    burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const ParsedPacket& p, Pending& q) { return prepare(m, p, q); });
+    burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const HeaderLayout& h, Pending& q) { return prepare(m, h, q); });
     burst.look_up(conn_table_, reply_table_);
     bool created = false;
     for (uint32_t j = 0; j < burst.n_forward; ++j) {
@@ -340,20 +340,20 @@ class LoadBalancerVnf final : public Vnf {
     int service;
   };
 
-  uint8_t prepare(rte_mbuf* m, const ParsedPacket& p, Pending& q) {
-    if (p.key.family != AddressFamily::kIpv4 || (p.key.protocol != IPPROTO_TCP && p.key.protocol != IPPROTO_UDP)) {
+  uint8_t prepare(rte_mbuf* m, const HeaderLayout& h, Pending& q) {
+    if (h.family != AddressFamily::kIpv4 || (h.protocol != IPPROTO_TCP && h.protocol != IPPROTO_UDP)) {
       not_vip_++;
       return kPassIt;
     }
-    q.ip = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l3_offset);
-    q.l4 = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l4_offset);
+    q.ip = rte_pktmbuf_mtod_offset(m, uint8_t*, h.l3_offset);
+    q.l4 = rte_pktmbuf_mtod_offset(m, uint8_t*, h.l4_offset);
     q.key = Tuple{};
-    std::memcpy(&q.key.src_addr, p.key.src_addr, 4);
-    std::memcpy(&q.key.dst_addr, p.key.dst_addr, 4);
-    q.key.src_port = rte_cpu_to_be_16(p.key.src_port);
-    q.key.dst_port = rte_cpu_to_be_16(p.key.dst_port);
-    q.key.protocol = p.key.protocol;
-    q.checksum = q.l4 + (p.key.protocol == IPPROTO_TCP ? offsetof(rte_tcp_hdr, cksum) : offsetof(rte_udp_hdr, dgram_cksum));
+    std::memcpy(&q.key.src_addr, q.ip + offsetof(rte_ipv4_hdr, src_addr), 4);
+    std::memcpy(&q.key.dst_addr, q.ip + offsetof(rte_ipv4_hdr, dst_addr), 4);
+    std::memcpy(&q.key.src_port, q.l4, 2);  // TCP and UDP: source then destination port
+    std::memcpy(&q.key.dst_port, q.l4 + 2, 2);
+    q.key.protocol = h.protocol;
+    q.checksum = q.l4 + (h.protocol == IPPROTO_TCP ? offsetof(rte_tcp_hdr, cksum) : offsetof(rte_udp_hdr, dgram_cksum));
     q.service = find_service(q.key);
     // Not to a VIP: maybe a backend's reply, which goes back out from the VIP.
     return q.service >= 0 ? kToService : kMaybeReply;

@@ -151,7 +151,7 @@ class NatVnf final : public Vnf {
     // Pass 1 finds each packet's direction and key; one bulk lookup per
     // direction; pass 2 rewrites.
     TwoWayBurst<Pending> burst;
-    burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const ParsedPacket& p, Pending& q) { return classify(m, p, q); });
+    burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const HeaderLayout& h, Pending& q) { return classify(m, h, q); });
     burst.look_up(out_table_, in_table_);
     Pending* const pending = burst.pending;
     uint8_t* const verdict = burst.verdict;
@@ -244,24 +244,24 @@ class NatVnf final : public Vnf {
     L4 l4;
   };
 
-  bool locate_l4(rte_mbuf* m, const ParsedPacket& p, const uint8_t* ip, bool outbound, L4& l4) {
-    uint8_t* l4p = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l4_offset);
-    if (p.key.protocol == IPPROTO_TCP) {
+  bool locate_l4(rte_mbuf* m, const HeaderLayout& h, const uint8_t* ip, bool outbound, L4& l4) {
+    uint8_t* l4p = rte_pktmbuf_mtod_offset(m, uint8_t*, h.l4_offset);
+    if (h.protocol == IPPROTO_TCP) {
       l4 = {kTcp, l4p + offsetof(rte_tcp_hdr, src_port), l4p + offsetof(rte_tcp_hdr, dst_port),
             l4p + offsetof(rte_tcp_hdr, cksum), L4Checksum::kTcp, l4p[offsetof(rte_tcp_hdr, tcp_flags)]};
       return true;
     }
-    if (p.key.protocol == IPPROTO_UDP) {
+    if (h.protocol == IPPROTO_UDP) {
       l4 = {kUdp, l4p + offsetof(rte_udp_hdr, src_port), l4p + offsetof(rte_udp_hdr, dst_port),
             l4p + offsetof(rte_udp_hdr, dgram_cksum), L4Checksum::kUdp, 0};
       return true;
     }
-    if (p.key.protocol == IPPROTO_ICMP) {
+    if (h.protocol == IPPROTO_ICMP) {
       // The parser does not bound ICMP: check the 8-byte echo header here.
       uint16_t total_length;
       std::memcpy(&total_length, ip + offsetof(rte_ipv4_hdr, total_length), 2);
-      const uint32_t datagram_end = p.l3_offset + rte_be_to_cpu_16(total_length);
-      if (p.l4_offset + sizeof(rte_icmp_hdr) > std::min<uint32_t>(datagram_end, rte_pktmbuf_data_len(m))) {
+      const uint32_t datagram_end = h.l3_offset + rte_be_to_cpu_16(total_length);
+      if (h.l4_offset + sizeof(rte_icmp_hdr) > std::min<uint32_t>(datagram_end, rte_pktmbuf_data_len(m))) {
         truncated_icmp_++;
         return false;
       }
@@ -280,12 +280,12 @@ class NatVnf final : public Vnf {
   }
 
   // Direction and lookup key of a sound IPv4 packet, or the verdict when it needs no lookup.
-  uint8_t classify(rte_mbuf* m, const ParsedPacket& p, Pending& q) {
-    if (p.key.family != AddressFamily::kIpv4) {
+  uint8_t classify(rte_mbuf* m, const HeaderLayout& h, Pending& q) {
+    if (h.family != AddressFamily::kIpv4) {
       ipv6_passed_++;
       return kPassIt;
     }
-    q.ip = rte_pktmbuf_mtod_offset(m, uint8_t*, p.l3_offset);
+    q.ip = rte_pktmbuf_mtod_offset(m, uint8_t*, h.l3_offset);
     uint32_t src, dst;
     std::memcpy(&src, q.ip + offsetof(rte_ipv4_hdr, src_addr), 4);
     std::memcpy(&dst, q.ip + offsetof(rte_ipv4_hdr, dst_addr), 4);
@@ -295,12 +295,12 @@ class NatVnf final : public Vnf {
       not_translated_++;
       return kPassIt;
     }
-    if (!locate_l4(m, p, q.ip, outbound, q.l4)) {
+    if (!locate_l4(m, h, q.ip, outbound, q.l4)) {
       // Passing it untranslated would leak internal addresses (or admit unsolicited traffic).
-      if (p.key.protocol != IPPROTO_ICMP) unsupported_protocol_++;
+      if (h.protocol != IPPROTO_ICMP) unsupported_protocol_++;
       return kDropIt;
     }
-    q.key = NatKey{outbound ? src : dst, 0, p.key.protocol, 0, 0};
+    q.key = NatKey{outbound ? src : dst, 0, h.protocol, 0, 0};
     std::memcpy(&q.key.port, outbound ? q.l4.src_port : q.l4.dst_port, 2);
     return outbound ? kOutbound : kInbound;
   }

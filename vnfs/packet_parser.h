@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include <netinet/in.h>
+
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 
@@ -71,11 +73,33 @@ struct ParsedPacket {
 // fragments, IPv6, other protocols, and every malformed frame).
 ParseStatus parse_packet_general(const rte_mbuf* m, ParsedPacket& out);
 
+// Where a packet's headers lie, without its flow key: what a VNF needs that
+// reads and rewrites header fields in place (addresses and ports read from
+// the packet, in network order). Building no key makes the check cheaper.
+struct HeaderLayout {
+  AddressFamily family;  // kNone: the frame did not parse
+  uint8_t protocol;      // innermost, after IPv6 extension headers
+  bool later_fragment;   // a non-first IP fragment: no L4 header
+  uint8_t vlan_tags;
+  uint16_t l3_offset;
+  uint16_t l4_offset;
+
+  static HeaderLayout of(const ParsedPacket& p) {
+    const bool ok = p.status == ParseStatus::kOk;
+    return HeaderLayout{ok ? p.key.family : AddressFamily::kNone, p.key.protocol, ok && p.later_fragment,
+                        p.vlan_tags, p.l3_offset, p.l4_offset};
+  }
+  // The protocols whose ports the parser reads (and bounds): TCP, UDP, SCTP.
+  bool has_ports() const {
+    return !later_fragment && (protocol == IPPROTO_TCP || protocol == IPPROTO_UDP || protocol == IPPROTO_SCTP);
+  }
+};
+
 // The common case, checked in one go and inlined into every caller (which
 // lets the compiler keep the fields it reads in registers): untagged IPv4
 // without options or fragmentation carrying TCP or UDP whose header fits.
 // Anything else (or anything wrong) returns false.
-[[gnu::always_inline]] inline bool parse_plain_ipv4(const rte_mbuf* m, ParsedPacket& out) {
+[[gnu::always_inline]] inline bool plain_ipv4_layout(const rte_mbuf* m, HeaderLayout& out) {
   constexpr uint32_t kL3 = 14, kL4 = kL3 + 20;  // after Ethernet; after an IPv4 header without options
   const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t available = rte_pktmbuf_data_len(m);
@@ -89,26 +113,35 @@ ParseStatus parse_packet_general(const rte_mbuf* m, ParsedPacket& out);
   const uint8_t proto = data[kL3 + 9];
   const uint32_t total_length = rte_be_to_cpu_16(total_length_be);
   if (kL3 + total_length > rte_pktmbuf_pkt_len(m)) return false;
-  if (proto == 17) {
+  if (proto == IPPROTO_UDP) {
     if (total_length < 20 + 8) return false;
-  } else if (proto == 6) {
+  } else if (proto == IPPROTO_TCP) {
     const uint32_t tcp_length = (data[kL4 + 12] >> 4) * 4u;
     if (tcp_length < 20 || 20 + tcp_length > total_length || kL4 + tcp_length > available) return false;
   } else {
     return false;
   }
+  out = HeaderLayout{AddressFamily::kIpv4, proto, false, 0, kL3, kL4};
+  return true;
+}
+
+// plain_ipv4_layout's case, with the flow key.
+[[gnu::always_inline]] inline bool parse_plain_ipv4(const rte_mbuf* m, ParsedPacket& out) {
+  HeaderLayout layout;
+  if (!plain_ipv4_layout(m, layout)) return false;
+  const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
   out.vlan_tags = 0;
   out.later_fragment = false;
   out.ether_type = 0x0800;
-  out.l3_offset = kL3;
-  out.l4_offset = kL4;
+  out.l3_offset = layout.l3_offset;
+  out.l4_offset = layout.l4_offset;
   std::memset(&out.key, 0, sizeof(out.key));
   out.key.family = AddressFamily::kIpv4;
-  out.key.protocol = proto;
-  std::memcpy(out.key.src_addr, data + kL3 + 12, 4);
-  std::memcpy(out.key.dst_addr, data + kL3 + 16, 4);
+  out.key.protocol = layout.protocol;
+  std::memcpy(out.key.src_addr, data + layout.l3_offset + 12, 4);
+  std::memcpy(out.key.dst_addr, data + layout.l3_offset + 16, 4);
   uint16_t ports[2];
-  std::memcpy(ports, data + kL4, sizeof(ports));
+  std::memcpy(ports, data + layout.l4_offset, sizeof(ports));
   out.key.src_port = rte_be_to_cpu_16(ports[0]);
   out.key.dst_port = rte_be_to_cpu_16(ports[1]);
   return true;

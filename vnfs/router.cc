@@ -131,24 +131,26 @@ class RouterVnf final : public Vnf {
     uint8_t verdict[kMaxVnfBurst];  // 0 pass, 1 drop, 2 routed IPv4 (pending lookup)
     uint32_t n4 = 0;
     for (uint16_t i = 0; i < n; ++i) {
-      ParsedPacket p;
-      const InputVerdict v = input_.check(pkts[i], p);
+      HeaderLayout h;
+      const InputVerdict v = input_.check(pkts[i], h);
       // Later fragments still carry a full IP header: routers forward them.
       if (v == InputVerdict::kDrop) {
         verdict[i] = 1;
         continue;
       }
-      if (v == InputVerdict::kPass && !(p.status == ParseStatus::kOk && p.later_fragment)) {
+      if (v == InputVerdict::kPass && !h.later_fragment) {
         verdict[i] = 0;
         continue;
       }
-      l3[i] = p.l3_offset;
-      if (p.key.family == AddressFamily::kIpv4) {
+      l3[i] = h.l3_offset;
+      if (h.family == AddressFamily::kIpv4) {
         verdict[i] = 2;
-        dst4[n4] = p.ipv4_dst();
+        uint32_t dst;
+        std::memcpy(&dst, rte_pktmbuf_mtod_offset(pkts[i], const uint8_t*, h.l3_offset + offsetof(rte_ipv4_hdr, dst_addr)), 4);
+        dst4[n4] = rte_be_to_cpu_32(dst);
         index4[n4++] = i;
       } else {
-        verdict[i] = route6(pkts[i], p);
+        verdict[i] = route6(pkts[i], h.l3_offset);
       }
     }
     if (n4) rte_lpm_lookup_bulk(lpm4_, dst4, hop4, n4);
@@ -197,16 +199,16 @@ class RouterVnf final : public Vnf {
     return 0;
   }
 
-  uint8_t route6(rte_mbuf* m, const ParsedPacket& p) {
+  uint8_t route6(rte_mbuf* m, uint16_t l3) {
+    auto* ip = rte_pktmbuf_mtod_offset(m, rte_ipv6_hdr*, l3);
     uint32_t hop;
-    if (rte_lpm6_lookup(lpm6_, p.key.dst_addr, &hop) != 0) {
+    if (rte_lpm6_lookup(lpm6_, ip->dst_addr, &hop) != 0) {
       if (default6_ < 0) {
         no_route_++;
         return 1;
       }
       hop = static_cast<uint32_t>(default6_);
     }
-    auto* ip = rte_pktmbuf_mtod_offset(m, rte_ipv6_hdr*, p.l3_offset);
     if (ip->hop_limits <= 1) {
       ttl_expired_++;
       return 1;

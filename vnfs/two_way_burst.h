@@ -36,16 +36,16 @@ struct TwoWayBurst {
   void* reverse_data[kMaxVnfBurst];   // the reverse table's data, where hit
   uint64_t reverse_hits = 0;          // bit j: reverse key j was found
 
-  // Pass 1: the input policy's verdict, then classify(m, parsed, pending),
+  // Pass 1: the input policy's verdict, then classify(m, layout, pending),
   // which returns the packet's TwoWayVerdict, for packets to process.
   template <typename Classify>
   void classify_all(InputPolicy& input, rte_mbuf** pkts, uint16_t n, Classify&& classify) {
     for (uint16_t i = 0; i < n; ++i) {
-      ParsedPacket p;
-      const InputVerdict v = input.check(pkts[i], p);
+      HeaderLayout h;
+      const InputVerdict v = input.check(pkts[i], h);
       verdict[i] = v == InputVerdict::kDrop ? kDropIt : kPassIt;
       if (v != InputVerdict::kProcess) continue;
-      verdict[i] = classify(pkts[i], p, pending[i]);
+      verdict[i] = classify(pkts[i], h, pending[i]);
       if (verdict[i] == kForward) forward_index[n_forward++] = i;
       else if (verdict[i] == kReverse) reverse_index[n_reverse++] = i;
     }
