@@ -16,18 +16,11 @@ bool prefix_matches(const uint64_t prefix[2], const uint64_t mask[2], const uint
 }  // namespace
 
 bool Classifier::Entry::matches(const FlowKey& key) const {
+  if (key.family == AddressFamily::kIpv4) return matches_ipv4(Ipv4Tuple::of(key));
   if (family && family != static_cast<uint8_t>(key.family)) return false;
   if (protocol >= 0 && protocol != key.protocol) return false;
   if (key.src_port < src_port_lo || key.src_port > src_port_hi) return false;
   if (key.dst_port < dst_port_lo || key.dst_port > dst_port_hi) return false;
-  if (key.family == AddressFamily::kIpv4) {
-    uint32_t s, d;
-    std::memcpy(&s, key.src_addr, 4);
-    std::memcpy(&d, key.dst_addr, 4);
-    // A v6-only part of a prefix (mask bits past 32) cannot match v4: the
-    // family check above already rejected such rules.
-    return ((s & src4_mask) == src4) & ((d & dst4_mask) == dst4);
-  }
   return prefix_matches(src, src_mask, key.src_addr) && prefix_matches(dst, dst_mask, key.dst_addr);
 }
 

@@ -21,6 +21,14 @@ class Classifier {
     return kNoIndex;
   }
 
+  // The same for an IPv4 packet's fields read straight from its headers
+  // (addresses in network order, ports in host order): no flow key to build.
+  int classify_ipv4(int port, const Ipv4Tuple& tuple) const {
+    for (const Entry& entry : rules_by_port_[port])
+      if (entry.matches_ipv4(tuple)) return entry.chain;
+    return kNoIndex;
+  }
+
  public:
   // A rule with its prefixes as words: one masked 32-bit compare per IPv4
   // address (the parser stores IPv4 addresses as 4-byte words, and a wider
@@ -34,6 +42,15 @@ class Classifier {
     int chain;
 
     bool matches(const FlowKey& key) const;
+    bool matches_ipv4(const Ipv4Tuple& tuple) const {
+      if (family && family != static_cast<uint8_t>(AddressFamily::kIpv4)) return false;
+      if (protocol >= 0 && protocol != tuple.protocol) return false;
+      if (tuple.src_port < src_port_lo || tuple.src_port > src_port_hi) return false;
+      if (tuple.dst_port < dst_port_lo || tuple.dst_port > dst_port_hi) return false;
+      // A v6-only part of a prefix (mask bits past 32) cannot match v4: the
+      // family check above already rejected such rules.
+      return ((tuple.src & src4_mask) == src4) & ((tuple.dst & dst4_mask) == dst4);
+    }
   };
   static Entry compile(const CompiledRule& rule, int chain);
 

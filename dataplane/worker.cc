@@ -183,9 +183,21 @@ void Worker::take_default(int port, rte_mbuf* m, DropReason reason) {
 
 // Decides the chain of one received packet. Returns the chain index for a
 // packet that enters a chain here; handles (sends on, drops) every other.
+// The caller counts the packet (per burst: counters kept in memory are
+// read-modify-written per packet otherwise).
 int Worker::classify_rx(int port, rte_mbuf* m) {
-  const uint32_t bytes = rte_pktmbuf_pkt_len(m);
-  counters_.ports[port].rx_bytes += bytes;
+  HeaderLayout plain;
+  if (plain_ipv4_layout(m, plain)) {
+    // The common case, from the headers: no flow key to build.
+    const Ipv4Tuple tuple = Ipv4Tuple::read(m, plain);
+    const int chain = pod_.classifier.classify_ipv4(port, tuple);
+    if (chain == kNoIndex) {
+      take_default(port, m, DropReason::unmatched_default);
+      return kNoIndex;
+    }
+    enter(m, chain, tuple.flow_hash(), port);
+    return chain;
+  }
   ParsedPacket parsed;
   const ParseStatus status = parse_packet(m, parsed);
   if (status == ParseStatus::kNonIp) {
@@ -205,12 +217,13 @@ int Worker::classify_rx(int port, rte_mbuf* m) {
     take_default(port, m, DropReason::unmatched_default);
     return kNoIndex;
   }
-  ChainCounters& cc = counters_.chains[chain];
-  cc.in_packets++;
-  cc.in_bytes += bytes;
-  chain_meta(m) = ChainMeta{now_ns_, flow_hash(parsed.key), static_cast<uint16_t>(chain),
-                            static_cast<uint8_t>(pod_.layout.ports[port].site), 1};
+  enter(m, chain, flow_hash(parsed.key), port);
   return chain;
+}
+
+// The chain state of a packet entering `chain` here.
+void Worker::enter(rte_mbuf* m, int chain, uint32_t flow_hash, int port) {
+  chain_meta(m) = ChainMeta{now_ns_, flow_hash, static_cast<uint16_t>(chain), static_cast<uint8_t>(pod_.layout.ports[port].site), 1};
 }
 
 // A packet from another pod: NSH says which chain, which stage and which of
@@ -283,11 +296,14 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
   ChainCounters& cc = counters_.chains[chain];
   cc.out_packets += n;
   uint64_t bytes = 0;
+  uint64_t latency_ns[kMaxVnfBurst];
+  uint16_t timed = 0;
   for (uint16_t i = 0; i < n; ++i) {
     bytes += rte_pktmbuf_pkt_len(pkts[i]);
     const uint64_t ingress_ns = chain_meta(pkts[i]).ingress_ns;
-    if (now_ns_ >= ingress_ns) cc.latency.record(now_ns_ - ingress_ns);
+    if (now_ns_ >= ingress_ns) latency_ns[timed++] = now_ns_ - ingress_ns;
   }
+  cc.latency.record_all(latency_ns, timed);
   cc.out_bytes += bytes;
   send_burst_to_port(route.egress_port, pkts, n, bytes);
 }
@@ -462,19 +478,31 @@ void Worker::handle_rx(int port, rte_mbuf** pkts, uint16_t n) {
   // Consecutive packets of the same chain move on together.
   rte_mbuf* run[kMaxVnfBurst];
   uint16_t run_length = 0;
+  uint64_t run_bytes = 0, rx_bytes = 0;
   int run_chain = kNoIndex;
   const int site = pod_.layout.ports[port].site;
+  const auto enter_chain = [&] {
+    if (run_length == 0) return;
+    ChainCounters& cc = counters_.chains[run_chain];
+    cc.in_packets += run_length;
+    cc.in_bytes += run_bytes;
+    advance(run_chain, 1, site, run, run_length);
+    run_length = 0;
+    run_bytes = 0;
+  };
   for (uint16_t i = 0; i < n; ++i) {
+    const uint32_t bytes = rte_pktmbuf_pkt_len(pkts[i]);
+    rx_bytes += bytes;
     const int chain = classify_rx(port, pkts[i]);
     if (chain == kNoIndex) continue;
-    if ((chain != run_chain && run_length) || run_length == kMaxVnfBurst) {
-      advance(run_chain, 1, site, run, run_length);
-      run_length = 0;
-    }
+    if (chain != run_chain || run_length == kMaxVnfBurst) enter_chain();
     run_chain = chain;
-    run[run_length++] = pkts[i];
+    run[run_length] = pkts[i];
+    run_length++;
+    run_bytes += bytes;
   }
-  advance(run_chain, 1, site, run, run_length);
+  enter_chain();
+  counters_.ports[port].rx_bytes += rx_bytes;
 }
 
 void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {

@@ -58,6 +58,7 @@ class Worker {
   bool poll_once();
   bool release_links();
   int classify_rx(int port, rte_mbuf* m);
+  void enter(rte_mbuf* m, int chain, uint32_t flow_hash, int port);
   void ingest_nsh(rte_mbuf* m);
   void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n, bool site_chosen = false);
   void send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n);

@@ -162,14 +162,43 @@ inline uint32_t flow_hash_ipv4(uint32_t src, uint32_t dst, uint16_t src_port, ui
   return rte_hash_crc_8byte(rest, rte_hash_crc_8byte(addresses, 0x9e3779b9));
 }
 
+// An IPv4 5-tuple as the classifier and flow_hash_ipv4 take it: addresses in
+// network order, ports in host order (as FlowKey holds them).
+struct Ipv4Tuple {
+  uint32_t src, dst;
+  uint16_t src_port, dst_port;
+  uint8_t protocol;
+
+  static Ipv4Tuple of(const FlowKey& key) {
+    Ipv4Tuple t;
+    std::memcpy(&t.src, key.src_addr, 4);
+    std::memcpy(&t.dst, key.dst_addr, 4);
+    t.src_port = key.src_port;
+    t.dst_port = key.dst_port;
+    t.protocol = key.protocol;
+    return t;
+  }
+  // From the headers of an IPv4 packet whose layout `h` the parser checked.
+  static Ipv4Tuple read(const rte_mbuf* m, const HeaderLayout& h) {
+    const auto* ip = rte_pktmbuf_mtod_offset(m, const uint8_t*, h.l3_offset);
+    Ipv4Tuple t;
+    std::memcpy(&t.src, ip + 12, 4);
+    std::memcpy(&t.dst, ip + 16, 4);
+    uint16_t ports[2] = {0, 0};
+    if (h.has_ports()) std::memcpy(ports, rte_pktmbuf_mtod_offset(m, const uint8_t*, h.l4_offset), sizeof(ports));
+    t.src_port = rte_be_to_cpu_16(ports[0]);
+    t.dst_port = rte_be_to_cpu_16(ports[1]);
+    t.protocol = h.protocol;
+    return t;
+  }
+  uint32_t flow_hash() const { return flow_hash_ipv4(src, dst, src_port, dst_port, protocol); }
+};
+
 // Stable for a flow in every pod. IPv4 keys hash only their 13 meaningful
 // bytes; IPv6 keys hash all 40.
 inline uint32_t flow_hash(const FlowKey& key) {
   if (key.family != AddressFamily::kIpv4) return rte_hash_crc(&key, sizeof(key), 0x9e3779b9);
-  uint32_t src, dst;
-  std::memcpy(&src, key.src_addr, 4);
-  std::memcpy(&dst, key.dst_addr, 4);
-  return flow_hash_ipv4(src, dst, key.src_port, key.dst_port, key.protocol);
+  return Ipv4Tuple::of(key).flow_hash();
 }
 
 }  // namespace nfv
