@@ -138,7 +138,7 @@ class LoadBalancerVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    input_.init(settings, {"services", "down", "table_size", "connections", "conn_timeout"},
+    input_.init(settings, {"services", "down", "table_size", "connections", "conn_timeout", "flow_cache"},
                 InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
     parse_services(settings.get_string("services", ""));
     if (settings.slots > 1) build_steering();
@@ -165,6 +165,9 @@ class LoadBalancerVnf final : public Vnf {
     conn_table_ = create_hash_table("lb_conn", connections, sizeof(Tuple), settings.socket_id, "connections");
     reply_table_ = create_hash_table("lb_reply", connections, sizeof(Tuple), settings.socket_id, "connections");
     conns_.assign(rte_hash_max_key_id(conn_table_) + 1, Connection{});
+    const uint32_t cache_slots = static_cast<uint32_t>(settings.get_uint("flow_cache", kDefaultFlowCacheSlots, 0, 1u << 22));
+    conn_cache_.init(cache_slots);
+    reply_cache_.init(cache_slots);
     sweep_.init(static_cast<uint32_t>(conns_.size()), timeout_ / 4, rte_rdtsc());
   }
 
@@ -181,7 +184,8 @@ class LoadBalancerVnf final : public Vnf {
     // Pass 1: keys and services; one bulk lookup per table; pass 2: decisions and rewrites.
     TwoWayBurst<Pending> burst;
     burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const HeaderLayout& h, Pending& q) { return prepare(m, h, q); });
-    burst.look_up(conn_table_, reply_table_);
+    burst.look_up(conn_table_, conn_cache_, [this](int32_t pos, const Tuple& key) { return holds(conns_[pos].client, pos, key); },
+                  reply_table_, reply_cache_, [this](int32_t pos, const Tuple& key) { return holds(conns_[pos].reply, pos, key); });
     bool created = false;
     for (uint32_t j = 0; j < burst.n_forward; ++j) {
       const uint16_t i = burst.forward_index[j];
@@ -189,9 +193,9 @@ class LoadBalancerVnf final : public Vnf {
     }
     for (uint32_t j = 0; j < burst.n_reverse; ++j) {
       Pending& q = burst.pending[burst.reverse_index[j]];
-      void* data = burst.reverse_data[j];
+      void* data = reinterpret_cast<void*>(static_cast<uintptr_t>(burst.reverse_data[j]));
       // A connection opened earlier in this burst was not in the table at lookup time.
-      const bool hit = (burst.reverse_hits >> j) & 1 || (created && rte_hash_lookup_data(reply_table_, &q.key, &data) >= 0);
+      const bool hit = burst.reverse_data[j] >= 0 || (created && rte_hash_lookup_data(reply_table_, &q.key, &data) >= 0);
       if (!hit) {
         not_vip_++;
         continue;
@@ -249,6 +253,8 @@ class LoadBalancerVnf final : public Vnf {
     visit("not_vip", read_counter(not_vip_));
     visit("no_backend", read_counter(no_backend_));
     visit("table_full", read_counter(table_full_));
+    visit("flow_cache_hits", read_counter(conn_cache_.hits) + read_counter(reply_cache_.hits));
+    visit("flow_cache_misses", read_counter(conn_cache_.misses) + read_counter(reply_cache_.misses));
     size_t up = 0;
     for (const auto& u : up_) up += u.load();
     visit("backends_up", up);
@@ -401,6 +407,8 @@ class LoadBalancerVnf final : public Vnf {
         c.backend = static_cast<uint16_t>(backend);
         c.active = true;
         if (rte_hash_add_key_data(reply_table_, &c.reply, reinterpret_cast<void*>(static_cast<uintptr_t>(pos))) < 0) table_full_++;
+        conn_cache_.remember_key(c.client, pos);  // a connection's second packet is answered by the cache
+        reply_cache_.remember_key(c.reply, pos);
         created = true;
       }
     }
@@ -417,6 +425,11 @@ class LoadBalancerVnf final : public Vnf {
 
   // The connections due for a check (the table once per quarter timeout):
   // idle ones past the timeout end.
+  // Whether connection `pos` (a flow cache's candidate) is live and known by `key` as `tuple`.
+  bool holds(const Tuple& tuple, int32_t pos, const Tuple& key) const {
+    return conns_[pos].active && std::memcmp(&tuple, &key, sizeof(key)) == 0;
+  }
+
   void expire_some(uint64_t now) {
     sweep_.run(now, [&](uint32_t pos) {
       Connection& c = conns_[pos];
@@ -441,6 +454,7 @@ class LoadBalancerVnf final : public Vnf {
   uint64_t timeout_ = 0;
   rte_hash* conn_table_ = nullptr;   // client 5-tuple -> connection
   rte_hash* reply_table_ = nullptr;  // backend -> client 5-tuple -> connection
+  FlowCache conn_cache_, reply_cache_;  // in front of the tables
   std::vector<Connection> conns_;
   PacedSweep sweep_;
   InputPolicy input_;

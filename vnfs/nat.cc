@@ -93,7 +93,7 @@ class NatVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    input_.init(settings, {"external", "internal", "port_min", "port_max", "sessions",
+    input_.init(settings, {"external", "internal", "port_min", "port_max", "sessions", "flow_cache",
                            "tcp_timeout", "tcp_transitory_timeout", "udp_timeout", "icmp_timeout"},
                 InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
     for (const std::string& a : split(settings.get_string("external", ""), ',')) {
@@ -133,6 +133,9 @@ class NatVnf final : public Vnf {
     in_table_ = create_hash_table("nat_in", sessions, sizeof(NatKey), settings.socket_id, "sessions");
     // Sessions are indexed by their outbound-table position; sized once.
     sessions_.assign(rte_hash_max_key_id(out_table_) + 1, Session{});
+    const uint32_t cache_slots = static_cast<uint32_t>(settings.get_uint("flow_cache", kDefaultFlowCacheSlots, 0, 1u << 22));
+    out_cache_.init(cache_slots);
+    in_cache_.init(cache_slots);
     const uint64_t shortest = std::min({timeout_[kTcp], timeout_[kUdp], timeout_[kIcmp], tcp_transitory_timeout_});
     sweep_.init(static_cast<uint32_t>(sessions_.size()), shortest / 4, rte_rdtsc());
     // Free ports per (external address, protocol): a stack, filled once.
@@ -152,7 +155,8 @@ class NatVnf final : public Vnf {
     // direction; pass 2 rewrites.
     TwoWayBurst<Pending> burst;
     burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const HeaderLayout& h, Pending& q) { return classify(m, h, q); });
-    burst.look_up(out_table_, in_table_);
+    burst.look_up(out_table_, out_cache_, [this](int32_t pos, const NatKey& key) { return holds(sessions_[pos].inside, pos, key); },
+                  in_table_, in_cache_, [this](int32_t pos, const NatKey& key) { return holds(sessions_[pos].outside, pos, key); });
     Pending* const pending = burst.pending;
     uint8_t* const verdict = burst.verdict;
     for (uint32_t j = 0; j < burst.n_forward; ++j) {
@@ -186,12 +190,12 @@ class NatVnf final : public Vnf {
     for (uint32_t j = 0; j < burst.n_reverse; ++j) {
       const uint16_t i = burst.reverse_index[j];
       Pending& q = pending[i];
-      if (!(burst.reverse_hits & (1ull << j))) {
+      if (burst.reverse_data[j] < 0) {
         no_session_++;
         verdict[i] = kDropIt;
         continue;
       }
-      Session& sess = sessions_[reinterpret_cast<uintptr_t>(burst.reverse_data[j])];
+      Session& sess = sessions_[burst.reverse_data[j]];
       sess.last_seen = now;
       if (q.l4.proto == kTcp) note_tcp_flags(sess, q.l4.tcp_flags);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4.dst_port, sess.inside, q.l4);
@@ -218,6 +222,8 @@ class NatVnf final : public Vnf {
     visit("translated_in", read_counter(translated_in_));
     visit("pool_exhausted", read_counter(pool_exhausted_));
     visit("table_full", read_counter(table_full_));
+    visit("flow_cache_hits", read_counter(out_cache_.hits) + read_counter(in_cache_.hits));
+    visit("flow_cache_misses", read_counter(out_cache_.misses) + read_counter(in_cache_.misses));
     visit("no_session", read_counter(no_session_));
     visit("not_translated", read_counter(not_translated_));
     visit("icmp_unsupported", read_counter(icmp_unsupported_));
@@ -310,6 +316,11 @@ class NatVnf final : public Vnf {
     rewrite_endpoint(ip + offsetof(rte_ipv4_hdr, hdr_checksum), addr, port, to.addr, to.port, l4.checksum, l4.checksum_kind);
   }
 
+  // Whether session `pos` (a flow cache's candidate) is live and has `key` as `endpoint`.
+  bool holds(const NatKey& endpoint, int32_t pos, const NatKey& key) const {
+    return sessions_[pos].active && std::memcmp(&endpoint, &key, sizeof(key)) == 0;
+  }
+
   bool is_external(uint32_t addr) const {
     for (uint32_t e : external_)
       if (e == addr) return true;
@@ -337,6 +348,8 @@ class NatVnf final : public Vnf {
       }
       free_top_[pool]--;
       sessions_[pos] = Session{inside, outside, now, true, false};
+      out_cache_.remember_key(inside, pos);  // a flow's second packet is answered by the cache
+      in_cache_.remember_key(outside, pos);
       created_++;
       active_sessions_++;
       return pos;
@@ -400,6 +413,7 @@ class NatVnf final : public Vnf {
 
   rte_hash* out_table_ = nullptr;  // inside (addr, port, proto) -> session
   rte_hash* in_table_ = nullptr;   // outside (addr, port, proto) -> session
+  FlowCache out_cache_, in_cache_;  // in front of the tables
   std::vector<Session> sessions_;
   std::vector<uint32_t> external_;  // network order
   std::vector<std::vector<uint16_t>> free_ports_;

@@ -1,0 +1,175 @@
+// The flow caches in front of nat's and lb's rte_hash tables change no
+// packet: a NAT or LB whose cache has a single slot (every flow collides) or
+// none at all translates every packet exactly as one with the default cache,
+// through session and connection expiry, reuse of freed table positions and
+// backend moves, with the same counters; and the default cache does answer
+// the flows it has seen.
+#include <arpa/inet.h>
+
+#include <thread>
+
+#include "flow_cache.h"
+#include "vnf_test_helpers.h"
+
+namespace nfv {
+namespace {
+
+using namespace nfv::test;
+
+// One VNF per cache size: none, one slot, the default.
+const std::vector<std::string> kCacheSizes = {"0", "1", std::to_string(kDefaultFlowCacheSlots)};
+
+class FlowCacheTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { pool_ = test_pool("vnf_flow_cache", 8191); }
+  static void TearDownTestSuite() { rte_mempool_free(pool_); }
+  void TearDown() override { EXPECT_EQ(rte_mempool_in_use_count(pool_), 0u); }
+
+  void make(const std::string& type, std::map<std::string, std::string> params) {
+    for (const std::string& slots : kCacheSizes) {
+      params["flow_cache"] = slots;
+      vnfs_.push_back(make_vnf(type, params));
+    }
+  }
+
+  // Sends the packets `make_packet(k)` for k in [0, n) through every VNF;
+  // expects the same outcome per packet from each and returns the outcomes.
+  template <typename MakePacket>
+  std::vector<std::string> send(int n, MakePacket&& make_packet) {
+    std::vector<std::vector<std::string>> outcomes;
+    for (auto& vnf : vnfs_) {
+      std::vector<rte_mbuf*> pkts;
+      for (int k = 0; k < n; ++k) pkts.push_back(make_packet(k));
+      BurstResult r = run_vnf(*vnf, pkts);
+      std::vector<std::string> seen;
+      // run_vnf keeps order among survivors; a dropped packet shows as a gap.
+      size_t next = 0;
+      for (rte_mbuf* m : pkts) {
+        if (next < r.passed.size() && r.passed[next] == m) {
+          seen.push_back(describe(m));
+          EXPECT_TRUE(checksums_valid(m));
+          ++next;
+        } else {
+          seen.push_back("dropped");
+        }
+      }
+      r.free_all();
+      outcomes.push_back(seen);
+    }
+    for (size_t v = 1; v < outcomes.size(); ++v)
+      EXPECT_EQ(outcomes[v], outcomes.back()) << "flow_cache " << kCacheSizes[v - 1] << " vs the default";
+    return outcomes.back();
+  }
+
+  static std::string describe(rte_mbuf* m) {
+    uint16_t ports[2];
+    std::memcpy(ports, rte_pktmbuf_mtod_offset(m, uint8_t*, 34), 4);
+    return ipv4_text(ipv4_of(m)->src_addr) + ":" + std::to_string(ntohs(ports[0])) + ">" + ipv4_text(ipv4_of(m)->dst_addr) +
+           ":" + std::to_string(ntohs(ports[1]));
+  }
+  static std::pair<std::string, uint16_t> endpoint(const std::string& text, bool source) {
+    const size_t arrow = text.find('>');
+    const std::string side = source ? text.substr(0, arrow) : text.substr(arrow + 1);
+    const size_t colon = side.find(':');
+    return {side.substr(0, colon), static_cast<uint16_t>(std::stoi(side.substr(colon + 1)))};
+  }
+  uint64_t counter(size_t vnf, const std::string& name) { return counters(*vnfs_[vnf])[name]; }
+
+  // Every counter but the caches' own agrees with the default cache's VNF.
+  void expect_same_counters() {
+    auto without_cache = [](std::map<std::string, uint64_t> c) {
+      c.erase("flow_cache_hits");
+      c.erase("flow_cache_misses");
+      return c;
+    };
+    for (size_t v = 0; v + 1 < vnfs_.size(); ++v)
+      EXPECT_EQ(without_cache(counters(*vnfs_[v])), without_cache(counters(*vnfs_.back()))) << "flow_cache " << kCacheSizes[v];
+  }
+
+  std::vector<std::unique_ptr<Vnf>> vnfs_;
+  static rte_mempool* pool_;
+};
+rte_mempool* FlowCacheTest::pool_ = nullptr;
+
+TEST_F(FlowCacheTest, NatTranslatesAlikeThroughExpiryAndReusedPositions) {
+  make("nat", {{"external", "203.0.113.1,203.0.113.2"}, {"internal", "192.168.0.0/16"}, {"udp_timeout", "1"}, {"sessions", "64"}});
+  auto inside = [](int base) {
+    return [base](int k) { return ipv4_packet(pool_, IPPROTO_UDP, "192.168.1." + std::to_string(base + k), 4000, "198.51.100.7", 53); };
+  };
+  const auto first = send(40, inside(1));
+  EXPECT_EQ(send(40, inside(1)), first) << "a session keeps its mapping";
+  // Replies to each mapping reach the inside host.
+  const auto replies = send(40, [&](int k) {
+    const auto [addr, port] = endpoint(first[k], true);
+    return ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, addr, port);
+  });
+  for (int k = 0; k < 40; ++k) EXPECT_EQ(replies[k], "198.51.100.7:53>192.168.1." + std::to_string(1 + k) + ":4000");
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  // Unrelated bursts drive the sweep over the (small) table: every session expires.
+  for (int i = 0; i < 40; ++i) send(1, [](int) { return ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.9", 1, "198.51.100.10", 2); });
+  for (size_t v = 0; v < vnfs_.size(); ++v) EXPECT_EQ(counter(v, "sessions_expired"), 40u);
+
+  // New flows take the freed table positions (and ports); then the old
+  // flows come back as new sessions. Cached positions now hold other keys.
+  send(40, inside(101));
+  send(40, inside(1));
+  send(40, [&](int k) {
+    const auto [addr, port] = endpoint(first[k], true);
+    return ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, addr, port);
+  });
+  expect_same_counters();
+  EXPECT_EQ(counter(0, "flow_cache_hits"), 0u);
+  EXPECT_GE(counter(2, "flow_cache_hits"), 40u) << "the second round of the first flows";
+  EXPECT_GT(counter(1, "flow_cache_misses"), counter(2, "flow_cache_misses"));
+}
+
+TEST_F(FlowCacheTest, LbBalancesAlikeThroughBackendMoves) {
+  make("lb", {{"services", "10.0.0.100:80/tcp=10.1.0.1:8080,10.1.0.2:8080*2,10.1.0.3:8080*3"}});
+  auto client = [](int k) {
+    return ipv4_packet(pool_, IPPROTO_TCP, "100.0." + std::to_string(k / 200) + "." + std::to_string(k % 200 + 1),
+                       static_cast<uint16_t>(2000 + k), "10.0.0.100", 80);
+  };
+  const int n = 600;
+  const auto before = send(n, client);
+  EXPECT_EQ(send(n, client), before);
+  std::string reply;
+  for (auto& vnf : vnfs_) ASSERT_TRUE(vnf->control("backend down 10.1.0.2:8080", reply)) << reply;
+  const auto after = send(n, client);
+  int moved = 0;
+  for (int k = 0; k < n; ++k) moved += after[k] != before[k];
+  EXPECT_GT(moved, 100);
+  // Replies from the backend each connection had before: those that moved
+  // are no longer the lb's (their reply tuple changed) and pass untouched.
+  const auto replies = send(n, [&](int k) {
+    const auto [client_addr, client_port] = endpoint(before[k], true);
+    const auto [backend, port] = endpoint(before[k], false);
+    return ipv4_packet(pool_, IPPROTO_TCP, backend, port, client_addr, client_port);
+  });
+  int to_vip = 0;
+  for (int k = 0; k < n; ++k) to_vip += replies[k].rfind("10.0.0.100:80>", 0) == 0;
+  EXPECT_EQ(to_vip, n - moved);
+  for (auto& vnf : vnfs_) ASSERT_TRUE(vnf->control("backend up 10.1.0.2:8080", reply)) << reply;
+  EXPECT_EQ(send(n, client), after) << "connections stay where they moved";
+  expect_same_counters();
+  EXPECT_EQ(counter(0, "flow_cache_hits"), 0u);
+  EXPECT_GE(counter(2, "flow_cache_hits"), static_cast<uint64_t>(n)) << "the second round";
+}
+
+TEST_F(FlowCacheTest, LbOpensNewConnectionsAfterExpiry) {
+  make("lb", {{"services", "10.0.0.100:80/udp=10.1.0.1:8080,10.1.0.2:8080"}, {"conn_timeout", "1"}, {"connections", "64"}});
+  auto client = [](int k) { return ipv4_packet(pool_, IPPROTO_UDP, "100.0.0." + std::to_string(k + 1), 5000, "10.0.0.100", 80); };
+  const auto first = send(40, client);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  // Unrelated bursts drive the sweep over the (small) table: every connection expires.
+  for (int i = 0; i < 40; ++i) send(1, [](int) { return ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.9", 1, "198.51.100.10", 2); });
+  for (size_t v = 0; v < vnfs_.size(); ++v) EXPECT_EQ(counter(v, "connections_expired"), 40u);
+  // Cached positions still name the expired connections' records.
+  send(40, client);
+  expect_same_counters();
+  EXPECT_EQ(counter(2, "connections_created"), 80u);
+  EXPECT_EQ(counter(2, "connections"), 40u);
+}
+
+}  // namespace
+}  // namespace nfv
