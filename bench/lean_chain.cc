@@ -1,8 +1,9 @@
 // lean_chain: the bench's 4-VNF chain, firewall (1,000 rules) -> nat -> lb
 // -> router (10,000 routes), written as one fused loop with nothing around
 // it: rx a burst, parse each packet once, rte_acl, nat's rte_hash lookup and
-// source rewrite, lb's rte_hash lookup and destination rewrite, rte_lpm with
-// the TTL and MAC rewrite, tx. It keeps what a stateful chain must keep
+// source rewrite, lb's rte_hash lookup and destination rewrite (each table
+// behind a flow cache, as in the VNFs), rte_lpm with the TTL and MAC
+// rewrite, tx. It keeps what a stateful chain must keep
 // (a session and a connection per flow, their last-seen times) and drops
 // everything else the pod and the VNFs add: no chain classification beyond
 // one prefix, no flow pins, no per-VNF counters, no pools or instances, no
@@ -41,6 +42,7 @@
 
 #include "chain_tables.h"
 #include "checksum.h"
+#include "flow_cache.h"
 #include "hash_table.h"
 #include "packet_parser.h"
 #include "vnf.h"
@@ -87,6 +89,10 @@ class LeanChain {
     for (int h = 0; h < 16; ++h) hop_mac_[h] = rte_ether_addr{{0x02, 0, 0, 0, 0, static_cast<uint8_t>(h)}};
     if (!acl_ || !sessions_ || !connections_ || !lpm_) return false;
     // Per-flow state indexed by table position, sized once (as the VNFs do).
+    session_key_.assign(rte_hash_max_key_id(sessions_) + 1, NatKey{});
+    connection_key_.assign(rte_hash_max_key_id(connections_) + 1, Tuple{});
+    session_cache_.init(nfv::kDefaultFlowCacheSlots);
+    connection_cache_.init(nfv::kDefaultFlowCacheSlots);
     session_port_.assign(rte_hash_max_key_id(sessions_) + 1, 0);
     session_seen_.assign(rte_hash_max_key_id(sessions_) + 1, 0);
     backend_.assign(rte_hash_max_key_id(connections_) + 1, 0);
@@ -137,32 +143,51 @@ class LeanChain {
     rte_pktmbuf_free(m);
   }
 
-  // Looks the keys up, adding the missing ones (`on_new(position, hash)`),
-  // and returns each key's position.
-  template <typename OnNew>
-  static void find_or_add(rte_hash* table, const void** keys, uint16_t n, int32_t* positions, OnNew&& on_new) {
+  // Looks the keys up, first in the cache (a position whose stored key is
+  // this one), then the rest in the table, adding the missing ones
+  // (`on_new(position, hash)`), and returns each key's position.
+  template <typename Key, typename OnNew>
+  static void find_or_add(rte_hash* table, nfv::FlowCache& cache, std::vector<Key>& stored, const Key* keys, uint16_t n,
+                          int32_t* positions, OnNew&& on_new) {
+    const void* missed_keys[kBurst];
     uint32_t hashes[kBurst];
-    for (uint16_t j = 0; j < n; ++j) hashes[j] = nfv::table_hash(keys[j], 16);
-    rte_hash_lookup_with_hash_bulk(table, keys, hashes, n, positions);
+    uint16_t missed[kBurst];
+    uint16_t n_missed = 0;
     for (uint16_t j = 0; j < n; ++j) {
-      if (positions[j] >= 0) continue;
-      positions[j] = rte_hash_lookup_with_hash(table, keys[j], hashes[j]);  // added earlier in this burst
-      if (positions[j] >= 0) continue;
-      positions[j] = rte_hash_add_key_with_hash(table, keys[j], hashes[j]);
-      if (positions[j] >= 0) on_new(positions[j], hashes[j]);
+      const uint32_t hash = nfv::table_hash(&keys[j], sizeof(Key));
+      const int32_t candidate = cache.candidate(hash);
+      if (candidate >= 0 && std::memcmp(&stored[candidate], &keys[j], sizeof(Key)) == 0) {
+        positions[j] = candidate;
+        continue;
+      }
+      missed_keys[n_missed] = &keys[j];
+      hashes[n_missed] = hash;
+      missed[n_missed++] = j;
+    }
+    if (n_missed == 0) return;
+    int32_t found[kBurst];
+    rte_hash_lookup_with_hash_bulk(table, missed_keys, hashes, n_missed, found);
+    for (uint16_t m = 0; m < n_missed; ++m) {
+      int32_t pos = found[m];
+      if (pos < 0) pos = rte_hash_lookup_with_hash(table, missed_keys[m], hashes[m]);  // added earlier in this burst
+      if (pos < 0) {
+        pos = rte_hash_add_key_with_hash(table, missed_keys[m], hashes[m]);
+        if (pos >= 0) {
+          stored[pos] = keys[missed[m]];
+          on_new(pos, hashes[m]);
+        }
+      }
+      if (pos >= 0) cache.remember(hashes[m], pos);
+      positions[missed[m]] = pos;
     }
   }
 
   // nat: the internal source becomes 203.0.113.1 and a port of its session.
   void translate_sources(uint8_t** ip, uint16_t n, uint64_t now) {
     NatKey keys[kBurst];
-    const void* key_pointers[kBurst];
     int32_t positions[kBurst];
-    for (uint16_t j = 0; j < n; ++j) {
-      keys[j] = NatKey{read32(ip[j] + 12), read16(ip[j] + 20), IPPROTO_UDP, {}};
-      key_pointers[j] = &keys[j];
-    }
-    find_or_add(sessions_, key_pointers, n, positions, [&](int32_t pos, uint32_t) { session_port_[pos] = next_port_++; });
+    for (uint16_t j = 0; j < n; ++j) keys[j] = NatKey{read32(ip[j] + 12), read16(ip[j] + 20), IPPROTO_UDP, {}};
+    find_or_add(sessions_, session_cache_, session_key_, keys, n, positions, [&](int32_t pos, uint32_t) { session_port_[pos] = next_port_++; });
     for (uint16_t j = 0; j < n; ++j) {
       const int32_t pos = positions[j];
       if (pos < 0) continue;  // table full: passes untranslated (not in the bench)
@@ -176,13 +201,10 @@ class LeanChain {
   // destination becomes that backend, port 9000.
   void balance(uint8_t** ip, uint16_t n, uint64_t now) {
     Tuple keys[kBurst];
-    const void* key_pointers[kBurst];
     int32_t positions[kBurst];
-    for (uint16_t j = 0; j < n; ++j) {
+    for (uint16_t j = 0; j < n; ++j)
       keys[j] = Tuple{read32(ip[j] + 12), read32(ip[j] + 16), read16(ip[j] + 20), read16(ip[j] + 22), IPPROTO_UDP, {}};
-      key_pointers[j] = &keys[j];
-    }
-    find_or_add(connections_, key_pointers, n, positions, [&](int32_t pos, uint32_t hash) { backend_[pos] = 1 + hash % 3; });
+    find_or_add(connections_, connection_cache_, connection_key_, keys, n, positions, [&](int32_t pos, uint32_t hash) { backend_[pos] = 1 + hash % 3; });
     for (uint16_t j = 0; j < n; ++j) {
       const int32_t pos = positions[j];
       if (pos < 0) continue;
@@ -219,6 +241,9 @@ class LeanChain {
   rte_hash* sessions_ = nullptr;
   rte_hash* connections_ = nullptr;
   rte_lpm* lpm_ = nullptr;
+  nfv::FlowCache session_cache_, connection_cache_;
+  std::vector<NatKey> session_key_;  // by table position, for the caches' check
+  std::vector<Tuple> connection_key_;
   std::vector<uint16_t> session_port_;
   std::vector<uint64_t> session_seen_;
   std::vector<uint32_t> backend_;
