@@ -14,20 +14,45 @@ FlowAffinity::FlowAffinity(const std::string& name, uint32_t capacity, uint64_t 
   buckets_ = static_cast<Bucket*>(rte_zmalloc_socket("flow_affinity", sizeof(Bucket) * buckets, 64, socket_id));
   if (!buckets_) throw std::runtime_error(name + ": cannot allocate its flow table (" + std::to_string(buckets) + " buckets)");
   bucket_mask_ = buckets - 1;
+  seen_ = static_cast<uint64_t*>(rte_zmalloc_socket("flow_affinity_seen", sizeof(uint64_t) * kSeenWords, 64, socket_id));
+  if (!seen_) {
+    rte_free(buckets_);
+    throw std::runtime_error(name + ": cannot allocate its seen-flows bitmap");
+  }
+  idle_timeout_tsc_ = idle_timeout_tsc;
   idle_timeout_ = static_cast<uint32_t>(std::clamp<uint64_t>(idle_timeout_tsc >> kTimeShift, 1, UINT32_MAX / 2));
   // Four passes over the table per timeout.
   sweep_every_tsc_ = std::max<uint64_t>(1, (static_cast<uint64_t>(idle_timeout_) << kTimeShift) / 4 / buckets);
   swept_until_tsc_ = rte_rdtsc();
 }
 
-FlowAffinity::~FlowAffinity() { rte_free(buckets_); }
+FlowAffinity::~FlowAffinity() {
+  rte_free(buckets_);
+  rte_free(seen_);
+}
 
 void FlowAffinity::unpin(Pin& pin) {
   flows_[pin.slot]--;
   pin.in_use = 0;
 }
 
+void FlowAffinity::note_single(const uint32_t* flow_hashes, uint16_t n, const PoolView& view) {
+  if (!single_) {
+    // Back to one instance: what the bitmap knew is older than every pin.
+    if (seen_dirty_) std::fill_n(seen_, kSeenWords, 0);
+    single_ = true;
+    seen_dirty_ = true;
+  }
+  single_generation_ = view.generation[0];
+  for (uint16_t i = 0; i < n; ++i) seen_[(flow_hashes[i] >> 6) & kSeenWordMask] |= 1ull << (flow_hashes[i] & 63);
+}
+
 void FlowAffinity::slots_for(const uint32_t* flow_hashes, uint16_t n, const PoolView& view, uint64_t now_tsc, uint16_t* slots) {
+  if (single_) {
+    // The pool has grown since the last burst: the lone instance's flows stay with it.
+    single_ = false;
+    inherit_until_tsc_ = now_tsc + idle_timeout_tsc_;
+  }
   for (uint16_t i = 0; i < n; ++i) rte_prefetch0(&buckets_[flow_hashes[i] & bucket_mask_]);
   for (uint16_t i = 0; i < n; ++i) slots[i] = slot_for(flow_hashes[i], view, now_tsc);
 }
@@ -56,7 +81,7 @@ uint16_t FlowAffinity::slot_for(uint32_t flow_hash, const PoolView& view, uint64
       break;
     }
   }
-  const uint16_t slot = view.slot_for(flow_hash);
+  const uint16_t slot = fresh_slot(flow_hash, view, now_tsc);
   if (!free_pin) {
     table_full_++;
     return slot;
@@ -64,6 +89,15 @@ uint16_t FlowAffinity::slot_for(uint32_t flow_hash, const PoolView& view, uint64
   *free_pin = Pin{flow_hash, view.generation[slot], now, slot, 1};
   flows_[slot]++;
   return slot;
+}
+
+// The slot of a flow without a pin: the instance that ran alone if it served
+// the flow (and still runs), else the pool's Maglev pick.
+uint16_t FlowAffinity::fresh_slot(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc) const {
+  if (now_tsc < inherit_until_tsc_ && view.state[0] != InstanceState::kFree && view.generation[0] == single_generation_ &&
+      seen(flow_hash))
+    return 0;
+  return view.slot_for(flow_hash);
 }
 
 void FlowAffinity::expire_due(uint64_t now_tsc) {

@@ -8,6 +8,15 @@
 // open-addressed in cache-line buckets of four pins: a burst prefetches its
 // home buckets first, and a pinned flow costs one cache line, no hashing and
 // no key comparison beyond the 32-bit hash.
+//
+// While the pool runs a single instance every flow goes to it, and pins would
+// only prepare for a scale-out. Then a flow costs one bit instead: its hash
+// marks a "seen" bitmap (a store, no lookup). When a second instance
+// appears, a flow with no pin whose bit is set is pinned to the instance that
+// ran alone, for one idle timeout after the change (a flow idle for longer
+// would have lost its pin anyway). A hash that shares a bit with one of
+// those flows stays there too: that only weighs on the balance, never on
+// correctness.
 #pragma once
 
 #include <array>
@@ -30,6 +39,10 @@ class FlowAffinity {
   // The slot for each of a burst's flow hashes: the pinned one while it still
   // serves the pool, else a fresh pick from the Maglev table (then pinned).
   void slots_for(const uint32_t* flow_hashes, uint16_t n, const PoolView& view, uint64_t now_tsc, uint16_t* slots);
+
+  // The pool runs one instance, in slot 0 (slots_in_use 1): all of a burst
+  // goes there; its flows are remembered for when the pool grows.
+  void note_single(const uint32_t* flow_hashes, uint16_t n, const PoolView& view);
 
   // Forgets flows idle for longer than the timeout. The sweep is paced by
   // time: it covers the table four times per timeout, so a call costs in
@@ -62,12 +75,23 @@ class FlowAffinity {
 
   static uint32_t coarse(uint64_t tsc) { return static_cast<uint32_t>(tsc >> kTimeShift); }
   uint16_t slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc);
+  uint16_t fresh_slot(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc) const;
+  bool seen(uint32_t flow_hash) const { return (seen_[(flow_hash >> 6) & kSeenWordMask] >> (flow_hash & 63)) & 1; }
   void unpin(Pin& pin);
   void sweep(uint32_t now, uint32_t buckets);
 
   Bucket* buckets_ = nullptr;
   uint32_t bucket_mask_ = 0;
   uint32_t idle_timeout_ = 0;  // coarse units
+  uint64_t idle_timeout_tsc_ = 0;
+  // The single-instance mode (see the top).
+  static constexpr uint32_t kSeenWords = 1u << 15;  // 2^21 bits, 256 KB
+  static constexpr uint32_t kSeenWordMask = kSeenWords - 1;
+  uint64_t* seen_ = nullptr;
+  bool single_ = false;        // the last burst found one instance
+  bool seen_dirty_ = false;    // bits set since the bitmap was last cleared
+  uint32_t single_generation_ = 0;  // of the instance that ran alone (slot 0)
+  uint64_t inherit_until_tsc_ = 0;  // its flows stay with it until then
   uint64_t sweep_every_tsc_;   // time per bucket swept
   uint64_t swept_until_tsc_ = 0;
   uint32_t sweep_cursor_ = 0;

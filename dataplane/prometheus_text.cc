@@ -86,7 +86,7 @@ std::string prometheus_text(const nfv::stats::PodStats& s) {
       e.add("nfv_instance_queue_full_total", "counter", "Packets an instance's full queue refused.", il,
             static_cast<double>(i.queue_full()));
       e.add("nfv_instance_queue_depth", "gauge", "Packets waiting in an instance's input queue.", il, static_cast<double>(i.queue_depth()));
-      e.add("nfv_instance_flows", "gauge", "Flows pinned to an instance.", il, static_cast<double>(i.flows()));
+      e.add("nfv_instance_flows", "gauge", "Flows pinned to an instance (pools of several instances only).", il, static_cast<double>(i.flows()));
       e.add("nfv_instance_busy_fraction", "gauge", "Share of time an instance spent processing.", il, i.busy_fraction());
     }
   }

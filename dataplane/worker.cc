@@ -359,11 +359,16 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
     // one instance): the whole burst goes there.
     return enqueue_instance(hop, view.maglev[0], pkts, n);
   }
+  if (view.active == 1 && view.slots_in_use == 1 && affinity_[hop]) {
+    // One instance and no other left draining: all goes to slot 0, and the
+    // flows are remembered for when the pool grows (flow_affinity.h).
+    uint32_t hashes[kMaxVnfBurst];
+    for (uint16_t i = 0; i < n; ++i) hashes[i] = chain_meta(pkts[i]).flow_hash;
+    affinity_[hop]->note_single(hashes, n, view);
+    return enqueue_instance(hop, 0, pkts, n);
+  }
   uint16_t slots[kMaxVnfBurst];
   pick_slots(hop, view, pkts, n, slots);
-  // One instance and no other left draining: every pick is slot 0 (the pins
-  // were still kept, for when the pool scales out).
-  if (view.active == 1 && view.slots_in_use == 1) return enqueue_instance(hop, 0, pkts, n);
   uint64_t used = 0;  // bit per slot with packets
   for (uint16_t i = 0; i < n; ++i) {
     const uint16_t slot = slots[i];
