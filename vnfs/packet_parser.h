@@ -95,12 +95,15 @@ struct HeaderLayout {
   }
 };
 
+// After Ethernet; after an IPv4 header without options.
+constexpr uint16_t kPlainL3Offset = 14, kPlainL4Offset = 14 + 20;
+
 // The common case, checked in one go and inlined into every caller (which
 // lets the compiler keep the fields it reads in registers): untagged IPv4
-// without options or fragmentation carrying TCP or UDP whose header fits.
-// Anything else (or anything wrong) returns false.
-[[gnu::always_inline]] inline bool plain_ipv4_layout(const rte_mbuf* m, HeaderLayout& out) {
-  constexpr uint32_t kL3 = 14, kL4 = kL3 + 20;  // after Ethernet; after an IPv4 header without options
+// without options or fragmentation carrying TCP or UDP whose header fits;
+// `protocol` is set to which. Anything else (or anything wrong) returns false.
+[[gnu::always_inline]] inline bool is_plain_ipv4(const rte_mbuf* m, uint8_t& protocol) {
+  constexpr uint32_t kL3 = kPlainL3Offset, kL4 = kPlainL4Offset;
   const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t available = rte_pktmbuf_data_len(m);
   if (available < kL4 + 20) return false;  // room for a TCP header (and so for UDP's)
@@ -121,27 +124,35 @@ struct HeaderLayout {
   } else {
     return false;
   }
-  out = HeaderLayout{AddressFamily::kIpv4, proto, false, 0, kL3, kL4};
+  protocol = proto;
   return true;
 }
 
-// plain_ipv4_layout's case, with the flow key.
+// The layout of is_plain_ipv4's case.
+[[gnu::always_inline]] inline bool plain_ipv4_layout(const rte_mbuf* m, HeaderLayout& out) {
+  uint8_t protocol;
+  if (!is_plain_ipv4(m, protocol)) return false;
+  out = HeaderLayout{AddressFamily::kIpv4, protocol, false, 0, kPlainL3Offset, kPlainL4Offset};
+  return true;
+}
+
+// is_plain_ipv4's case, with the flow key.
 [[gnu::always_inline]] inline bool parse_plain_ipv4(const rte_mbuf* m, ParsedPacket& out) {
-  HeaderLayout layout;
-  if (!plain_ipv4_layout(m, layout)) return false;
+  uint8_t protocol;
+  if (!is_plain_ipv4(m, protocol)) return false;
   const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
   out.vlan_tags = 0;
   out.later_fragment = false;
   out.ether_type = 0x0800;
-  out.l3_offset = layout.l3_offset;
-  out.l4_offset = layout.l4_offset;
+  out.l3_offset = kPlainL3Offset;
+  out.l4_offset = kPlainL4Offset;
   std::memset(&out.key, 0, sizeof(out.key));
   out.key.family = AddressFamily::kIpv4;
-  out.key.protocol = layout.protocol;
-  std::memcpy(out.key.src_addr, data + layout.l3_offset + 12, 4);
-  std::memcpy(out.key.dst_addr, data + layout.l3_offset + 16, 4);
+  out.key.protocol = protocol;
+  std::memcpy(out.key.src_addr, data + kPlainL3Offset + 12, 4);
+  std::memcpy(out.key.dst_addr, data + kPlainL3Offset + 16, 4);
   uint16_t ports[2];
-  std::memcpy(ports, data + layout.l4_offset, sizeof(ports));
+  std::memcpy(ports, data + kPlainL4Offset, sizeof(ports));
   out.key.src_port = rte_be_to_cpu_16(ports[0]);
   out.key.dst_port = rte_be_to_cpu_16(ports[1]);
   return true;
