@@ -1,9 +1,11 @@
 // Every VNF against malformed input: truncated headers, bad IHL or total
 // length, fragments, non-IP, VLAN tags, jumbo frames. Each is counted by
 // reason and dropped or passed per policy; randomly mutated frames never
-// crash a VNF or leak an mbuf.
+// crash a VNF or leak an mbuf. The key-less header check the VNFs use
+// (HeaderLayout) agrees with the full parse on every such frame.
 #include <random>
 
+#include "input_policy.h"
 #include "vnf_test_helpers.h"
 
 namespace nfv {
@@ -20,6 +22,27 @@ const std::map<std::string, std::map<std::string, std::string>> kVnfParams = {
     {"monitor", {}},
     {"ratelimit", {{"cir", "100000000"}, {"cbs", "100000000"}}},
 };
+
+// 32 frames from well-formed seeds (TCP, UDP, ICMP, IPv6, VLAN) with a few
+// random bytes flipped, a quarter of them also cut short.
+std::vector<Bytes> mutated_frames(std::mt19937& rng) {
+  static const std::vector<Bytes> seeds = {
+      concat({ethernet(0x0800), ipv4("10.0.0.1", "10.0.0.2", 6, 20 + 30), tcp(1000, 80), Bytes(30, 'a')}),
+      concat({ethernet(0x0800), ipv4("10.1.0.1", "203.0.113.1", 17, 8 + 20), udp(53, 1024, 20)}),
+      concat({ethernet(0x0800), ipv4("10.0.0.1", "10.0.0.2", 1, 12), Bytes{8, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0}}),
+      concat({ethernet(0x86dd), ipv6("2001:db8::1", "2001:db8::2", 6, 20 + 10), tcp(1, 2), Bytes(10, 'b')}),
+      concat({ethernet(0x8100), vlan_tag(1, 0x0800), ipv4("10.0.0.1", "10.0.0.2", 17, 12), udp(1, 53, 4)}),
+  };
+  std::vector<Bytes> frames;
+  for (int i = 0; i < 32; ++i) {
+    Bytes f = seeds[rng() % seeds.size()];
+    const int flips = 1 + static_cast<int>(rng() % 6);
+    for (int k = 0; k < flips; ++k) f[rng() % f.size()] = static_cast<uint8_t>(rng());
+    if (rng() % 4 == 0) f.resize(rng() % f.size() + 1);
+    frames.push_back(f);
+  }
+  return frames;
+}
 
 class Malformed : public ::testing::TestWithParam<std::string> {
  protected:
@@ -115,26 +138,67 @@ TEST_P(Malformed, JumboFramesAreCountedAndDroppedOnRequest) {
 TEST_P(Malformed, RandomlyMutatedFramesNeverCrashOrLeak) {
   auto v = vnf({{"malformed", "pass"}});
   std::mt19937 rng(99);
-  const std::vector<Bytes> seeds = {
-      concat({ethernet(0x0800), ipv4("10.0.0.1", "10.0.0.2", 6, 20 + 30), tcp(1000, 80), Bytes(30, 'a')}),
-      concat({ethernet(0x0800), ipv4("10.1.0.1", "203.0.113.1", 17, 8 + 20), udp(53, 1024, 20)}),
-      concat({ethernet(0x0800), ipv4("10.0.0.1", "10.0.0.2", 1, 12), Bytes{8, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0}}),
-      concat({ethernet(0x86dd), ipv6("2001:db8::1", "2001:db8::2", 6, 20 + 10), tcp(1, 2), Bytes(10, 'b')}),
-      concat({ethernet(0x8100), vlan_tag(1, 0x0800), ipv4("10.0.0.1", "10.0.0.2", 17, 12), udp(1, 53, 4)}),
-  };
   for (int round = 0; round < 200; ++round) {
     std::vector<rte_mbuf*> pkts;
-    for (int i = 0; i < 32; ++i) {
-      Bytes f = seeds[rng() % seeds.size()];
-      const int flips = 1 + static_cast<int>(rng() % 6);
-      for (int k = 0; k < flips; ++k) f[rng() % f.size()] = static_cast<uint8_t>(rng());
-      if (rng() % 4 == 0) f.resize(rng() % f.size() + 1);
-      pkts.push_back(to_mbuf(pool_, f));
-    }
+    for (const Bytes& f : mutated_frames(rng)) pkts.push_back(to_mbuf(pool_, f));
     BurstResult r = run_vnf(*v, pkts);
     EXPECT_EQ(r.passed.size() + r.dropped.size(), 32u);
     r.free_all();
   }
+}
+
+// The check without a flow key (what firewall, nat, lb, router and ids use)
+// gives each frame the verdict, counters and header layout the full parse
+// gives it, and the 5-tuple read from the headers is the parsed key's.
+TEST(HeaderLayout, AgreesWithTheFullParseOnMutatedFrames) {
+  rte_mempool* pool = test_pool("vnf_layout", 1023);
+  InputPolicy keyed, keyless;
+  keyed.init(VnfSettings{}, {}, InputPolicyDefaults{});
+  keyless.init(VnfSettings{}, {}, InputPolicyDefaults{});
+  std::mt19937 rng(7);
+  int processed = 0, plain = 0;
+  for (int round = 0; round < 100; ++round) {
+    for (const Bytes& f : mutated_frames(rng)) {
+      rte_mbuf* m = to_mbuf(pool, f);
+      ParsedPacket parsed;
+      HeaderLayout layout;
+      const InputVerdict full = keyed.check(m, parsed);
+      const InputVerdict light = keyless.check(m, layout);
+      ASSERT_EQ(light, full);
+      const HeaderLayout expected = HeaderLayout::of(parsed);
+      if (full == InputVerdict::kProcess || layout.later_fragment) {
+        processed += full == InputVerdict::kProcess;
+        EXPECT_EQ(layout.family, expected.family);
+        EXPECT_EQ(layout.protocol, expected.protocol);
+        EXPECT_EQ(layout.later_fragment, expected.later_fragment);
+        EXPECT_EQ(layout.vlan_tags, expected.vlan_tags);
+        EXPECT_EQ(layout.l3_offset, expected.l3_offset);
+        EXPECT_EQ(layout.l4_offset, expected.l4_offset);
+      }
+      if (full == InputVerdict::kProcess && layout.family == AddressFamily::kIpv4) {
+        const Ipv4Tuple read = Ipv4Tuple::read(m, layout), parsed_tuple = Ipv4Tuple::of(parsed.key);
+        EXPECT_EQ(read.src, parsed_tuple.src);
+        EXPECT_EQ(read.dst, parsed_tuple.dst);
+        EXPECT_EQ(read.src_port, parsed_tuple.src_port);
+        EXPECT_EQ(read.dst_port, parsed_tuple.dst_port);
+        EXPECT_EQ(read.flow_hash(), flow_hash(parsed.key));
+      }
+      HeaderLayout fast;
+      if (plain_ipv4_layout(m, fast)) {
+        ++plain;
+        EXPECT_EQ(parse_packet(m, parsed), ParseStatus::kOk);
+        EXPECT_EQ(fast.l4_offset, HeaderLayout::of(parsed).l4_offset);
+      }
+      rte_pktmbuf_free(m);
+    }
+  }
+  EXPECT_GT(processed, 300) << "enough frames survive mutation to compare layouts";
+  EXPECT_GT(plain, 100);
+  std::map<std::string, uint64_t> keyed_counters, keyless_counters;
+  keyed.visit([&](const std::string& name, uint64_t value) { keyed_counters[name] = value; });
+  keyless.visit([&](const std::string& name, uint64_t value) { keyless_counters[name] = value; });
+  EXPECT_EQ(keyless_counters, keyed_counters);
+  rte_mempool_free(pool);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryVnf, Malformed, ::testing::Values("firewall", "nat", "lb", "router", "ids", "monitor", "ratelimit"),
