@@ -406,9 +406,14 @@ class LoadBalancerVnf final : public Vnf {
         c.service = static_cast<uint16_t>(service);
         c.backend = static_cast<uint16_t>(backend);
         c.active = true;
-        if (rte_hash_add_key_data(reply_table_, &c.reply, reinterpret_cast<void*>(static_cast<uintptr_t>(pos))) < 0) table_full_++;
-        conn_cache_.remember_key(c.client, pos);  // a connection's second packet is answered by the cache
-        reply_cache_.remember_key(c.reply, pos);
+        // A connection's second packet is answered by the cache.
+        conn_cache_.remember_key(c.client, pos);
+        if (rte_hash_add_key_data(reply_table_, &c.reply, reinterpret_cast<void*>(static_cast<uintptr_t>(pos))) < 0) {
+          table_full_++;
+          c.reply = Tuple{};  // not indexed: no cache check may match it either
+        } else {
+          reply_cache_.remember_key(c.reply, pos);
+        }
         created = true;
       }
     }
