@@ -184,8 +184,8 @@ class LoadBalancerVnf final : public Vnf {
     // Pass 1: keys and services; one bulk lookup per table; pass 2: decisions and rewrites.
     TwoWayBurst<Pending> burst;
     burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const HeaderLayout& h, Pending& q) { return prepare(m, h, q); });
-    burst.look_up(conn_table_, conn_cache_, [this](int32_t pos, const Tuple& key) { return holds(conns_[pos].client, pos, key); },
-                  reply_table_, reply_cache_, [this](int32_t pos, const Tuple& key) { return holds(conns_[pos].reply, pos, key); });
+    burst.look_up(conn_table_, conn_cache_, [this](int32_t pos, const Tuple& key) { return holds(pos, &Connection::client, key); },
+                  reply_table_, reply_cache_, [this](int32_t pos, const Tuple& key) { return holds(pos, &Connection::reply, key); });
     bool created = false;
     for (uint32_t j = 0; j < burst.n_forward; ++j) {
       const uint16_t i = burst.forward_index[j];
@@ -428,13 +428,14 @@ class LoadBalancerVnf final : public Vnf {
                      protocol == IPPROTO_UDP ? L4Checksum::kUdp : L4Checksum::kTcp);
   }
 
-  // The connections due for a check (the table once per quarter timeout):
-  // idle ones past the timeout end.
-  // Whether connection `pos` (a flow cache's candidate) is live and known by `key` as `tuple`.
-  bool holds(const Tuple& tuple, int32_t pos, const Tuple& key) const {
-    return conns_[pos].active && std::memcmp(&tuple, &key, sizeof(key)) == 0;
+  // Whether connection `pos` (a flow cache's candidate) is live and has `key` as its `side` tuple.
+  bool holds(int32_t pos, Tuple Connection::*side, const Tuple& key) const {
+    const Connection& c = conns_[pos];
+    return c.active && std::memcmp(&(c.*side), &key, sizeof(key)) == 0;
   }
 
+  // The connections due for a check (the table once per quarter timeout):
+  // idle ones past the timeout end.
   void expire_some(uint64_t now) {
     sweep_.run(now, [&](uint32_t pos) {
       Connection& c = conns_[pos];

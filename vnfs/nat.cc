@@ -155,8 +155,8 @@ class NatVnf final : public Vnf {
     // direction; pass 2 rewrites.
     TwoWayBurst<Pending> burst;
     burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const HeaderLayout& h, Pending& q) { return classify(m, h, q); });
-    burst.look_up(out_table_, out_cache_, [this](int32_t pos, const NatKey& key) { return holds(sessions_[pos].inside, pos, key); },
-                  in_table_, in_cache_, [this](int32_t pos, const NatKey& key) { return holds(sessions_[pos].outside, pos, key); });
+    burst.look_up(out_table_, out_cache_, [this](int32_t pos, const NatKey& key) { return holds(pos, &Session::inside, key); },
+                  in_table_, in_cache_, [this](int32_t pos, const NatKey& key) { return holds(pos, &Session::outside, key); });
     Pending* const pending = burst.pending;
     uint8_t* const verdict = burst.verdict;
     for (uint32_t j = 0; j < burst.n_forward; ++j) {
@@ -316,9 +316,10 @@ class NatVnf final : public Vnf {
     rewrite_endpoint(ip + offsetof(rte_ipv4_hdr, hdr_checksum), addr, port, to.addr, to.port, l4.checksum, l4.checksum_kind);
   }
 
-  // Whether session `pos` (a flow cache's candidate) is live and has `key` as `endpoint`.
-  bool holds(const NatKey& endpoint, int32_t pos, const NatKey& key) const {
-    return sessions_[pos].active && std::memcmp(&endpoint, &key, sizeof(key)) == 0;
+  // Whether session `pos` (a flow cache's candidate) is live and has `key` as its `side` endpoint.
+  bool holds(int32_t pos, NatKey Session::*side, const NatKey& key) const {
+    const Session& s = sessions_[pos];
+    return s.active && std::memcmp(&(s.*side), &key, sizeof(key)) == 0;
   }
 
   bool is_external(uint32_t addr) const {
