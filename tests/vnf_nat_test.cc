@@ -103,6 +103,33 @@ TEST_F(Nat, TranslatesIcmpEchoIdentifier) {
   EXPECT_EQ(counters(*n)["icmp_unsupported"], 1u);
 }
 
+// External addresses with no prefix in common (nat rejects most inbound
+// packets by the prefix its addresses share): replies to each still arrive,
+// and a packet to an address next to them is not taken for one of ours.
+TEST_F(Nat, RepliesReachExternalAddressesWithNoCommonPrefix) {
+  auto n = nat({{"external", "10.9.9.9,203.0.113.77,150.0.0.1"}});
+  std::set<std::string> used;
+  for (int host = 1; host <= 60; ++host) {
+    const std::string inside = "192.168.2." + std::to_string(host);
+    BurstResult out = run_vnf(*n, {ipv4_packet(pool_, IPPROTO_UDP, inside, 7000, "198.51.100.7", 53)});
+    ASSERT_EQ(out.passed.size(), 1u);
+    const std::string ext = ipv4_text(ipv4_of(out.passed[0])->src_addr);
+    const uint16_t ext_port = port_at(out.passed[0], 0);
+    used.insert(ext);
+    out.free_all();
+    BurstResult back = run_vnf(*n, {ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, ext, ext_port)});
+    ASSERT_EQ(back.passed.size(), 1u) << ext;
+    EXPECT_EQ(ipv4_text(ipv4_of(back.passed[0])->dst_addr), inside);
+    back.free_all();
+  }
+  EXPECT_EQ(used.size(), 3u) << "the inside addresses spread over every external address";
+  BurstResult stray = run_vnf(*n, {ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.7", 53, "203.0.113.76", 1024)});
+  ASSERT_EQ(stray.passed.size(), 1u);
+  EXPECT_EQ(ipv4_text(ipv4_of(stray.passed[0])->dst_addr), "203.0.113.76") << "not ours: passed untouched";
+  stray.free_all();
+  EXPECT_EQ(counters(*n)["not_translated"], 1u);
+}
+
 TEST_F(Nat, PortPoolsArePerExternalAddressAndExhaustionIsCounted) {
   auto n = nat({{"port_min", "2000"}, {"port_max", "2003"}});
   std::set<std::pair<std::string, uint16_t>> used;
