@@ -145,8 +145,8 @@ class FirewallVnf final : public Vnf {
       verdict[i] = 2;
       // Fields straight from the headers, in network order as rte_acl wants them.
       const uint8_t* ip = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t*, h.l3_offset);
-      uint16_t ports[2] = {0, 0};
-      if (h.has_ports()) std::memcpy(ports, rte_pktmbuf_mtod_offset(pkts[i], const uint8_t*, h.l4_offset), sizeof(ports));
+      uint16_t ports[2];
+      h.read_ports(pkts[i], ports);
       if (h.family == AddressFamily::kIpv4) {
         AclKey4& k = keys4[n4];
         k.protocol = h.protocol;

@@ -3,8 +3,9 @@
 // one slot, which holds the record (table position or table data) last found
 // for a key hashing there. It keeps no keys: the VNF checks that the record
 // still carries the key, so a record deleted or reused since fails the check
-// and nothing ever needs invalidating. A hit costs a load and a 16-byte
-// compare where the table's bulk lookup costs about 20 cycles per key.
+// and nothing ever needs invalidating. A hit (the key's hash, a load and a
+// 16-byte compare) costs about 6 cycles where the table's bulk lookup costs
+// about 27 per key (bench/dpdk_lookup_floor).
 #pragma once
 
 #include <bit>
@@ -29,7 +30,6 @@ class FlowCache {
   }
 
   bool enabled() const { return !slots_.empty(); }
-  uint32_t slots() const { return static_cast<uint32_t>(slots_.size()); }
 
   // The record a key with this hash was last found at (kEmpty: none); the
   // caller checks that it still holds the key. Only when enabled().

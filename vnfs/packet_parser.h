@@ -93,6 +93,11 @@ struct HeaderLayout {
   bool has_ports() const {
     return !later_fragment && (protocol == IPPROTO_TCP || protocol == IPPROTO_UDP || protocol == IPPROTO_SCTP);
   }
+  // Source and destination port of packet `m` in network order; 0 without ports.
+  void read_ports(const rte_mbuf* m, uint16_t ports[2]) const {
+    ports[0] = ports[1] = 0;
+    if (has_ports()) std::memcpy(ports, rte_pktmbuf_mtod_offset(m, const uint8_t*, l4_offset), 2 * sizeof(uint16_t));
+  }
 };
 
 // After Ethernet; after an IPv4 header without options.
@@ -195,8 +200,8 @@ struct Ipv4Tuple {
     Ipv4Tuple t;
     std::memcpy(&t.src, ip + 12, 4);
     std::memcpy(&t.dst, ip + 16, 4);
-    uint16_t ports[2] = {0, 0};
-    if (h.has_ports()) std::memcpy(ports, rte_pktmbuf_mtod_offset(m, const uint8_t*, h.l4_offset), sizeof(ports));
+    uint16_t ports[2];
+    h.read_ports(m, ports);
     t.src_port = rte_be_to_cpu_16(ports[0]);
     t.dst_port = rte_be_to_cpu_16(ports[1]);
     t.protocol = h.protocol;
