@@ -13,6 +13,7 @@
 #include <rte_ring.h>
 
 #include "chain_meta.h"
+#include "header_mark.h"
 #include "nsh.h"
 #include "packet_parser.h"
 
@@ -44,6 +45,7 @@ Worker::Worker(int index, PodRuntime& pod, std::vector<int> rx_ports)
 
 void Worker::prepare() {
   const PodLayout& layout = pod_.layout;
+  header_mark_ = g_header_mark;
   for (std::size_t c = 0; c < layout.chains.size(); ++c)
     for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
       const HopInfo& hop = layout.chains[c].hops[h];
@@ -187,7 +189,7 @@ void Worker::take_default(int port, rte_mbuf* m, DropReason reason) {
 // read-modify-written per packet otherwise).
 int Worker::classify_rx(int port, rte_mbuf* m) {
   HeaderLayout plain;
-  if (plain_ipv4_layout(m, plain)) {
+  if (check_and_mark(m, header_mark_, plain)) {
     // The common case, from the headers: no flow key to build.
     const Ipv4Tuple tuple = Ipv4Tuple::read(m, plain);
     const int chain = pod_.classifier.classify_ipv4(port, tuple);
@@ -234,6 +236,8 @@ void Worker::ingest_nsh(rte_mbuf* m) {
   const NshStatus status = nsh_decap(m, nsh);
   if (status == NshStatus::kTtlExpired) return drop(m, DropReason::nsh_ttl_expired);
   if (status != NshStatus::kOk) return drop(m, DropReason::nsh_malformed);
+  HeaderLayout inner;
+  check_and_mark(m, header_mark_, inner);  // the VNFs ahead may trust the inner headers
   const auto it = pod_.chain_of_spi.find(nsh.spi);
   if (it == pod_.chain_of_spi.end()) return drop(m, DropReason::nsh_unknown_chain);
   const ChainRoute& route = pod_.routes[it->second];
@@ -541,6 +545,7 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
     nsh.flow_hash = meta.flow_hash;
     nsh.src_site = meta.site;
     nsh.dst_site = static_cast<uint8_t>(link.to);
+    clear_header_mark(pkts[i], header_mark_);  // its headers move
     if (!nsh_encap(pkts[i], out.mac, peer_mac, nsh)) {
       drop_in_chain(pkts[i], DropReason::no_headroom);
       continue;

@@ -100,6 +100,7 @@ class Worker {
   WorkerCounters counters_;
   uint64_t now_tsc_ = 0;
   uint64_t now_ns_ = 0;
+  uint64_t header_mark_ = 0;      // header_mark.h: set on frames whose headers we checked
   uint32_t idle_loops_ = 0;
   uint64_t queued_snapshot_ = 0;  // packets in owned instance queues, last looked
   bool queues_used_ = false;      // this worker has put packets in an instance queue

@@ -2,9 +2,11 @@
 // length, fragments, non-IP, VLAN tags, jumbo frames. Each is counted by
 // reason and dropped or passed per policy; randomly mutated frames never
 // crash a VNF or leak an mbuf. The key-less header check the VNFs use
-// (HeaderLayout) agrees with the full parse on every such frame.
+// (HeaderLayout) agrees with the full parse on every such frame, and so do
+// the pod's header marks.
 #include <random>
 
+#include "header_mark.h"
 #include "input_policy.h"
 #include "vnf_test_helpers.h"
 
@@ -42,6 +44,21 @@ std::vector<Bytes> mutated_frames(std::mt19937& rng) {
     frames.push_back(f);
   }
   return frames;
+}
+
+std::map<std::string, uint64_t> counters_of(const InputPolicy& policy) {
+  std::map<std::string, uint64_t> counters;
+  policy.visit([&](const std::string& name, uint64_t value) { counters[name] = value; });
+  return counters;
+}
+
+void expect_same_layout(const HeaderLayout& a, const HeaderLayout& b) {
+  EXPECT_EQ(a.family, b.family);
+  EXPECT_EQ(a.protocol, b.protocol);
+  EXPECT_EQ(a.later_fragment, b.later_fragment);
+  EXPECT_EQ(a.vlan_tags, b.vlan_tags);
+  EXPECT_EQ(a.l3_offset, b.l3_offset);
+  EXPECT_EQ(a.l4_offset, b.l4_offset);
 }
 
 class Malformed : public ::testing::TestWithParam<std::string> {
@@ -168,12 +185,7 @@ TEST(HeaderLayout, AgreesWithTheFullParseOnMutatedFrames) {
       const HeaderLayout expected = HeaderLayout::of(parsed);
       if (full == InputVerdict::kProcess || layout.later_fragment) {
         processed += full == InputVerdict::kProcess;
-        EXPECT_EQ(layout.family, expected.family);
-        EXPECT_EQ(layout.protocol, expected.protocol);
-        EXPECT_EQ(layout.later_fragment, expected.later_fragment);
-        EXPECT_EQ(layout.vlan_tags, expected.vlan_tags);
-        EXPECT_EQ(layout.l3_offset, expected.l3_offset);
-        EXPECT_EQ(layout.l4_offset, expected.l4_offset);
+        expect_same_layout(layout, expected);
       }
       if (full == InputVerdict::kProcess && layout.family == AddressFamily::kIpv4) {
         const Ipv4Tuple read = Ipv4Tuple::read(m, layout), parsed_tuple = Ipv4Tuple::of(parsed.key);
@@ -194,10 +206,61 @@ TEST(HeaderLayout, AgreesWithTheFullParseOnMutatedFrames) {
   }
   EXPECT_GT(processed, 300) << "enough frames survive mutation to compare layouts";
   EXPECT_GT(plain, 100);
-  std::map<std::string, uint64_t> keyed_counters, keyless_counters;
-  keyed.visit([&](const std::string& name, uint64_t value) { keyed_counters[name] = value; });
-  keyless.visit([&](const std::string& name, uint64_t value) { keyless_counters[name] = value; });
-  EXPECT_EQ(keyless_counters, keyed_counters);
+  EXPECT_EQ(counters_of(keyless), counters_of(keyed));
+  rte_mempool_free(pool);
+}
+
+// The pod marks the frames whose headers it checked (header_mark.h) and the
+// VNFs trust the mark: it must stand for exactly the frames the VNFs' own
+// check would process as plain IPv4 of standard size (a stale mark from
+// elsewhere is cleared), and a marked frame must get the verdict, layout,
+// flow key and counters it gets unmarked.
+TEST(HeaderMark, StandsForExactlyTheFramesThatPassTheChecks) {
+  rte_mempool* pool = test_pool("vnf_mark", 1023);
+  const uint64_t mark = register_header_mark();
+  ASSERT_NE(mark, 0u) << "the mbuf dynflag registers once EAL is up";
+  InputPolicy trusting, checking;
+  trusting.init(VnfSettings{}, {}, InputPolicyDefaults{});
+  checking.init(VnfSettings{}, {}, InputPolicyDefaults{});
+  // Plain UDP past the standard size: plain headers, never marked.
+  const Bytes jumbo = concat({ethernet(0x0800), ipv4("10.0.0.1", "10.0.0.2", 17, 8 + 1600), udp(1, 53, 1600)});
+  std::mt19937 rng(11);
+  int marked = 0, jumbo_seen = 0;
+  for (int round = 0; round < 100; ++round) {
+    std::vector<Bytes> frames = mutated_frames(rng);
+    frames.push_back(jumbo);
+    for (const Bytes& f : frames) {
+      rte_mbuf* m = to_mbuf(pool, f);
+      m->ol_flags |= mark;  // as if a peer in this process had handed it over marked
+      HeaderLayout plain_layout, expected_layout;
+      const bool plain = check_and_mark(m, mark, plain_layout);
+      ASSERT_EQ(plain, plain_ipv4_layout(m, expected_layout));
+      const bool standard = rte_pktmbuf_pkt_len(m) <= kLongestStandardFrame;
+      jumbo_seen += plain && !standard;
+      ASSERT_EQ((m->ol_flags & mark) != 0, plain && standard);
+      marked += (m->ol_flags & mark) != 0;
+
+      HeaderLayout with_mark, without_mark;
+      ParsedPacket keyed_with, keyed_without;
+      const InputVerdict v1 = trusting.check(m, with_mark);
+      const InputVerdict k1 = trusting.check(m, keyed_with);
+      clear_header_mark(m, mark);
+      const InputVerdict v2 = checking.check(m, without_mark);
+      const InputVerdict k2 = checking.check(m, keyed_without);
+      ASSERT_EQ(v1, v2);
+      ASSERT_EQ(k1, k2);
+      if (v1 == InputVerdict::kProcess) {
+        expect_same_layout(with_mark, without_mark);
+        EXPECT_EQ(keyed_with.key, keyed_without.key);
+        EXPECT_EQ(keyed_with.l4_offset, keyed_without.l4_offset);
+      }
+      rte_pktmbuf_free(m);
+    }
+  }
+  EXPECT_GT(marked, 100) << "enough frames stay plain after mutation";
+  EXPECT_EQ(jumbo_seen, 100);
+  EXPECT_EQ(counters_of(trusting), counters_of(checking));
+  EXPECT_EQ(counters_of(checking).at("jumbo"), 2u * 100) << "both checks of each jumbo frame ran in full";
   rte_mempool_free(pool);
 }
 

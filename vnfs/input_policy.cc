@@ -19,6 +19,7 @@ void InputPolicy::init(const VnfSettings& settings, std::vector<std::string> vnf
   drop_non_ip_ = read_policy(settings, "non_ip", defaults.drop_non_ip);
   drop_fragments_ = read_policy(settings, "fragments", defaults.drop_fragments);
   drop_jumbo_ = read_policy(settings, "jumbo", defaults.drop_jumbo);
+  mark_ = register_header_mark();
 }
 
 // Out of line: every frame that is not plain IPv4 (or is jumbo) comes here.

@@ -10,6 +10,7 @@
 
 #include <rte_mbuf.h>
 
+#include "header_mark.h"
 #include "packet_parser.h"
 #include "vnf.h"
 
@@ -32,8 +33,13 @@ class InputPolicy {
   void init(const VnfSettings& settings, std::vector<std::string> vnf_params, InputPolicyDefaults defaults);
 
   // Parses `m` and decides. kProcess: headers are sound, L4 is present (unless
-  // the protocol has none). kPass/kDrop: the reason has been counted.
+  // the protocol has none). kPass/kDrop: the reason has been counted. A frame
+  // with the header mark was checked by the pod (header_mark.h).
   [[gnu::always_inline]] InputVerdict check(const rte_mbuf* m, ParsedPacket& parsed) {
+    if (m->ol_flags & mark_) {
+      fill_plain_ipv4(m, marked_layout(m).protocol, parsed);
+      return InputVerdict::kProcess;
+    }
     const ParseStatus status = parse_packet(m, parsed);
     if (status != ParseStatus::kOk) {
       if (status == ParseStatus::kNonIp) {
@@ -58,6 +64,10 @@ class InputPolicy {
   // The same verdict for VNFs that read header fields in place: the common
   // case (plain_ipv4_layout, a standard-size frame) builds no flow key.
   [[gnu::always_inline]] InputVerdict check(const rte_mbuf* m, HeaderLayout& layout) {
+    if (m->ol_flags & mark_) {
+      layout = marked_layout(m);
+      return InputVerdict::kProcess;
+    }
     if (plain_ipv4_layout(m, layout) && rte_pktmbuf_pkt_len(m) <= kLongestStandardFrame) return InputVerdict::kProcess;
     return check_general(m, layout);
   }
@@ -66,8 +76,6 @@ class InputPolicy {
   void visit(const CounterVisitor& visit) const;
 
  private:
-  // 1518 bytes with the FCS, which mbufs do not hold (plus 4 per VLAN tag).
-  static constexpr uint32_t kLongestStandardFrame = 1514;
   static constexpr int kStatuses = 8;
 
   InputVerdict check_general(const rte_mbuf* m, HeaderLayout& layout);
@@ -77,6 +85,7 @@ class InputPolicy {
   uint64_t fragments_ = 0;
   uint64_t jumbo_ = 0;
   uint64_t vlan_tagged_ = 0;
+  uint64_t mark_ = 0;  // header_mark.h: frames that carry it are plain IPv4, standard size
   bool drop_malformed_ = true;
   bool drop_non_ip_ = false;
   bool drop_fragments_ = false;

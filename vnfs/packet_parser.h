@@ -103,6 +103,10 @@ struct HeaderLayout {
 // After Ethernet; after an IPv4 header without options.
 constexpr uint16_t kPlainL3Offset = 14, kPlainL4Offset = 14 + 20;
 
+// The longest frame without VLAN tags that is not jumbo: 1518 bytes with
+// the FCS, which mbufs do not hold (4 more per VLAN tag).
+constexpr uint32_t kLongestStandardFrame = 1514;
+
 // The common case, checked in one go and inlined into every caller (which
 // lets the compiler keep the fields it reads in registers): untagged IPv4
 // without options or fragmentation carrying TCP or UDP whose header fits;
@@ -141,11 +145,10 @@ constexpr uint16_t kPlainL3Offset = 14, kPlainL4Offset = 14 + 20;
   return true;
 }
 
-// is_plain_ipv4's case, with the flow key.
-[[gnu::always_inline]] inline bool parse_plain_ipv4(const rte_mbuf* m, ParsedPacket& out) {
-  uint8_t protocol;
-  if (!is_plain_ipv4(m, protocol)) return false;
+// The parse of a frame is_plain_ipv4 accepted as carrying `protocol`.
+[[gnu::always_inline]] inline void fill_plain_ipv4(const rte_mbuf* m, uint8_t protocol, ParsedPacket& out) {
   const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
+  out.status = ParseStatus::kOk;
   out.vlan_tags = 0;
   out.later_fragment = false;
   out.ether_type = 0x0800;
@@ -160,13 +163,20 @@ constexpr uint16_t kPlainL3Offset = 14, kPlainL4Offset = 14 + 20;
   std::memcpy(ports, data + kPlainL4Offset, sizeof(ports));
   out.key.src_port = rte_be_to_cpu_16(ports[0]);
   out.key.dst_port = rte_be_to_cpu_16(ports[1]);
+}
+
+// is_plain_ipv4's case, with the flow key.
+[[gnu::always_inline]] inline bool parse_plain_ipv4(const rte_mbuf* m, ParsedPacket& out) {
+  uint8_t protocol;
+  if (!is_plain_ipv4(m, protocol)) return false;
+  fill_plain_ipv4(m, protocol, out);
   return true;
 }
 
 // Parses the headers of `m`. Headers must lie in the first segment (they do
 // for every PMD we use); a frame whose headers do not is reported truncated.
 [[gnu::always_inline]] inline ParseStatus parse_packet(const rte_mbuf* m, ParsedPacket& out) {
-  if (parse_plain_ipv4(m, out)) return out.status = ParseStatus::kOk;
+  if (parse_plain_ipv4(m, out)) return ParseStatus::kOk;
   return parse_packet_general(m, out);
 }
 

@@ -5,6 +5,7 @@
 // in header fields, not only in noise), then any extra tail. The instance
 // lives across inputs, so stateful VNFs are fuzzed with state too; nat and
 // lb run as slot 1 of a pool of 2, so their reply steering is fuzzed too.
+// Inputs whose first byte has its top bit set carry the pod's header mark.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
+#include "header_mark.h"
 #include "packet_parser.h"
 #include "vnf.h"
 
@@ -84,6 +86,10 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     std::fprintf(stderr, "EAL init failed\n");
     std::exit(1);
   }
+  if (nfv::register_header_mark() == 0) {
+    std::fprintf(stderr, "cannot register the header mark\n");
+    std::exit(1);
+  }
   g_pool = rte_pktmbuf_pool_create("fuzz", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
   const char* env = std::getenv("NFV_FUZZ_TARGET");
   const std::string target = env ? env : "parser";
@@ -129,6 +135,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!head) head = seg;
     else if (rte_pktmbuf_chain(head, seg) != 0) std::abort();
     at += len;
+  }
+  // Half the inputs are marked as the pod marks what it receives (header_mark.h),
+  // so the VNFs' trust in the mark is fuzzed too.
+  if (data[0] & 0x80) {
+    nfv::HeaderLayout layout;
+    nfv::check_and_mark(head, nfv::g_header_mark, layout);
   }
   if (!g_vnf) {
     nfv::ParsedPacket p;
