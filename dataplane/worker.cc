@@ -187,7 +187,7 @@ void Worker::take_default(int port, rte_mbuf* m, DropReason reason) {
 // packet that enters a chain here; handles (sends on, drops) every other.
 // The caller counts the packet (per burst: counters kept in memory are
 // read-modify-written per packet otherwise).
-int Worker::classify_rx(int port, rte_mbuf* m) {
+int Worker::classify_rx(int port, int site, rte_mbuf* m) {
   HeaderLayout plain;
   if (check_and_mark(m, header_mark_, plain)) {
     // The common case, from the headers: no flow key to build.
@@ -197,7 +197,7 @@ int Worker::classify_rx(int port, rte_mbuf* m) {
       take_default(port, m, DropReason::unmatched_default);
       return kNoIndex;
     }
-    enter(m, chain, tuple.flow_hash(), port);
+    enter(m, chain, tuple.flow_hash(), site);
     return chain;
   }
   ParsedPacket parsed;
@@ -219,13 +219,13 @@ int Worker::classify_rx(int port, rte_mbuf* m) {
     take_default(port, m, DropReason::unmatched_default);
     return kNoIndex;
   }
-  enter(m, chain, flow_hash(parsed.key), port);
+  enter(m, chain, flow_hash(parsed.key), site);
   return chain;
 }
 
 // The chain state of a packet entering `chain` here.
-void Worker::enter(rte_mbuf* m, int chain, uint32_t flow_hash, int port) {
-  chain_meta(m) = ChainMeta{now_ns_, flow_hash, static_cast<uint16_t>(chain), static_cast<uint8_t>(pod_.layout.ports[port].site), 1};
+void Worker::enter(rte_mbuf* m, int chain, uint32_t flow_hash, int site) {
+  chain_meta(m) = ChainMeta{now_ns_, flow_hash, static_cast<uint16_t>(chain), static_cast<uint8_t>(site), 1};
 }
 
 // A packet from another pod: NSH says which chain, which stage and which of
@@ -502,7 +502,7 @@ void Worker::handle_rx(int port, rte_mbuf** pkts, uint16_t n) {
   for (uint16_t i = 0; i < n; ++i) {
     const uint32_t bytes = rte_pktmbuf_pkt_len(pkts[i]);
     rx_bytes += bytes;
-    const int chain = classify_rx(port, pkts[i]);
+    const int chain = classify_rx(port, site, pkts[i]);
     if (chain == kNoIndex) continue;
     if (chain != run_chain || run_length == kMaxVnfBurst) enter_chain();
     run_chain = chain;
@@ -588,8 +588,8 @@ bool Worker::release_links() {
   return moved;
 }
 
-bool Worker::poll_once() {
-  now_tsc_ = rte_rdtsc();
+bool Worker::poll_once(uint64_t now_tsc) {
+  now_tsc_ = now_tsc;
   now_ns_ = pod_.clock.to_ns(now_tsc_);
   load_snapshot();
   bool moved = false;
@@ -720,7 +720,7 @@ void Worker::run() {
   while (pod_.state.load(std::memory_order_relaxed) == RunState::kForwarding) {
     const uint64_t start = rte_rdtsc();
     counters_.loops++;
-    if (poll_once()) {
+    if (poll_once(start)) {
       idle_loops_ = 0;
       counters_.busy_tsc += rte_rdtsc() - start;
     } else {

@@ -55,10 +55,10 @@ class Worker {
     int site;
   };
 
-  bool poll_once();
+  bool poll_once(uint64_t now_tsc);  // the loop's TSC reading
   bool release_links();
-  int classify_rx(int port, rte_mbuf* m);
-  void enter(rte_mbuf* m, int chain, uint32_t flow_hash, int port);
+  int classify_rx(int port, int site, rte_mbuf* m);
+  void enter(rte_mbuf* m, int chain, uint32_t flow_hash, int site);
   void ingest_nsh(rte_mbuf* m);
   void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n, bool site_chosen = false);
   void send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n);
