@@ -4,6 +4,8 @@
 
 #include <rte_byteorder.h>
 
+#include "header_mark.h"
+
 namespace nfv {
 namespace {
 
@@ -29,6 +31,7 @@ static_assert(sizeof(NshHeader) == 24);
 bool nsh_encap(rte_mbuf* m, const rte_ether_addr& src, const rte_ether_addr& dst, const NshFields& f) {
   auto* outer = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kNshEncapBytes));
   if (!outer) return false;
+  clear_header_mark(m, g_header_mark);  // the checked headers now lie further in
   auto* eth = reinterpret_cast<rte_ether_hdr*>(outer);
   rte_ether_addr_copy(&dst, &eth->dst_addr);
   rte_ether_addr_copy(&src, &eth->src_addr);

@@ -545,7 +545,6 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
     nsh.flow_hash = meta.flow_hash;
     nsh.src_site = meta.site;
     nsh.dst_site = static_cast<uint8_t>(link.to);
-    clear_header_mark(pkts[i], header_mark_);  // its headers move
     if (!nsh_encap(pkts[i], out.mac, peer_mac, nsh)) {
       drop_in_chain(pkts[i], DropReason::no_headroom);
       continue;

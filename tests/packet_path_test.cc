@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 
 #include "chain_meta.h"
+#include "header_mark.h"
 #include "delay_line.h"
 #include "flow_affinity.h"
 #include "nsh.h"
@@ -122,7 +123,7 @@ TEST_F(PacketPath, RandomBytesNeverCrashTheParser) {
 }
 
 TEST_F(PacketPath, NshEncapsulationRoundTripsTheFrameAndTheContext) {
-  const Bytes inner = concat({ethernet(0x0800), ipv4("10.0.0.1", "10.0.0.2", 17, 12), udp(1, 2, 4)});
+  const Bytes inner = concat({ethernet(0x0800), ipv4("10.0.0.1", "10.0.0.2", 17, 8 + 20), udp(1, 2, 20)});
   rte_mbuf* m = to_mbuf(pool_, inner);
   NshFields sent;
   sent.spi = 0xabcdef;
@@ -132,7 +133,12 @@ TEST_F(PacketPath, NshEncapsulationRoundTripsTheFrameAndTheContext) {
   sent.src_site = 4;
   sent.dst_site = 9;
   rte_ether_addr src{{2, 0, 0, 0, 0, 1}}, dst{{2, 0, 0, 0, 0, 2}};
+  const uint64_t mark = register_header_mark();
+  HeaderLayout layout;
+  ASSERT_TRUE(check_and_mark(m, mark, layout));
+  ASSERT_NE(m->ol_flags & mark, 0u) << "a plain IPv4 frame is marked";
   ASSERT_TRUE(nsh_encap(m, src, dst, sent));
+  EXPECT_EQ(m->ol_flags & mark, 0u) << "the marked headers moved: the mark must go";
   EXPECT_TRUE(is_nsh_frame(m));
   EXPECT_EQ(rte_pktmbuf_pkt_len(m), inner.size() + kNshEncapBytes);
   const uint8_t* nsh = rte_pktmbuf_mtod_offset(m, const uint8_t*, 14);
@@ -150,6 +156,9 @@ TEST_F(PacketPath, NshEncapsulationRoundTripsTheFrameAndTheContext) {
   EXPECT_EQ(got.src_site, 4);
   EXPECT_EQ(got.dst_site, 9);
   EXPECT_EQ(from_mbuf(m), inner);
+  // As the receiving pod does: the inner frame is checked and marked afresh.
+  EXPECT_TRUE(check_and_mark(m, mark, layout));
+  EXPECT_NE(m->ol_flags & mark, 0u);
   rte_pktmbuf_free(m);
 }
 
