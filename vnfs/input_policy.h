@@ -37,7 +37,7 @@ class InputPolicy {
   // with the header mark was checked by the pod (header_mark.h).
   [[gnu::always_inline]] InputVerdict check(const rte_mbuf* m, ParsedPacket& parsed) {
     if (m->ol_flags & mark_) {
-      fill_plain_ipv4(m, marked_layout(m).protocol, parsed);
+      parse_trusting_mark(m, mark_, parsed);
       return InputVerdict::kProcess;
     }
     const ParseStatus status = parse_packet(m, parsed);

@@ -23,6 +23,7 @@
 
 #include "checksum.h"
 #include "hash_table.h"
+#include "header_mark.h"
 #include "input_policy.h"
 #include "lb_maglev.h"
 #include "paced_sweep.h"
@@ -109,7 +110,7 @@ struct ConnectionSteering final : OwnerSlot {
 
   int slot_of(const rte_mbuf* m, uint32_t& flow_hash_out) const override {
     ParsedPacket p;
-    if (parse_packet(m, p) != ParseStatus::kOk || p.key.family != AddressFamily::kIpv4 || p.later_fragment ||
+    if (parse_trusting_mark(m, g_header_mark, p) != ParseStatus::kOk || p.key.family != AddressFamily::kIpv4 || p.later_fragment ||
         (p.key.protocol != IPPROTO_TCP && p.key.protocol != IPPROTO_UDP))
       return -1;
     uint32_t src, dst;

@@ -23,6 +23,7 @@
 
 #include "checksum.h"
 #include "hash_table.h"
+#include "header_mark.h"
 #include "input_policy.h"
 #include "paced_sweep.h"
 #include "text_file.h"
@@ -68,7 +69,7 @@ struct PortShare final : OwnerSlot {
 
   int slot_of(const rte_mbuf* m, uint32_t& /*flow_hash*/) const override {
     ParsedPacket p;
-    if (parse_packet(m, p) != ParseStatus::kOk || p.key.family != AddressFamily::kIpv4 || p.later_fragment) return -1;
+    if (parse_trusting_mark(m, g_header_mark, p) != ParseStatus::kOk || p.key.family != AddressFamily::kIpv4 || p.later_fragment) return -1;
     uint32_t src, dst;
     std::memcpy(&src, p.key.src_addr, 4);
     std::memcpy(&dst, p.key.dst_addr, 4);
