@@ -21,24 +21,10 @@ class LatencyHistogram {
     total_++;
   }
 
-  // Records n samples. Consecutive samples in one bucket (a burst's packets
-  // usually share one) update its counter once: n increments of the same
-  // counter would each wait for the previous one's store.
-  void record_all(const uint64_t* ns, uint32_t n) {
-    if (n == 0) return;
-    int bucket = bucket_of(ns[0]);
-    uint64_t run = 1;
-    for (uint32_t i = 1; i < n; ++i) {
-      const int next = bucket_of(ns[i]);
-      if (next == bucket) {
-        ++run;
-        continue;
-      }
-      counts_[bucket] += run;
-      bucket = next;
-      run = 1;
-    }
-    counts_[bucket] += run;
+  // Records n samples of the same value (one counter update for all: n
+  // increments of one counter would each wait for the previous one's store).
+  void record_n(uint64_t ns, uint64_t n) {
+    counts_[bucket_of(ns)] += n;
     total_ += n;
   }
 
