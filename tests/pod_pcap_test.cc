@@ -69,6 +69,7 @@ TEST_P(ThreeSitePodPcap, Ipv4FramesCrossThreeHopsUnchangedAndOthersFollowTheDefa
   const auto& chain = chain_stats(stats, "v4");
   EXPECT_EQ(chain.in_packets(), ipv4.size());
   EXPECT_EQ(chain.out_packets(), ipv4.size());
+  EXPECT_EQ(chain.latency().samples(), chain.out_packets()) << "every packet out of the chain is timed once";
   EXPECT_EQ(stats.mempool_in_use_after_close(), 0) << "mbuf leak";
 
   if (c.default_action == "drop") {

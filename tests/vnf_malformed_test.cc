@@ -213,8 +213,9 @@ TEST(HeaderLayout, AgreesWithTheFullParseOnMutatedFrames) {
 // The pod marks the frames whose headers it checked (header_mark.h) and the
 // VNFs trust the mark: it must stand for exactly the frames the VNFs' own
 // check would process as plain IPv4 of standard size (a stale mark from
-// elsewhere is cleared), and a marked frame must get the verdict, layout,
-// flow key and counters it gets unmarked.
+// elsewhere is cleared; frames of 1514 and 1515 bytes sit either side of
+// the size limit), and a marked frame must get the verdict, layout, flow
+// key and counters it gets unmarked. And the mark is really trusted.
 TEST(HeaderMark, StandsForExactlyTheFramesThatPassTheChecks) {
   rte_mempool* pool = test_pool("vnf_mark", 1023);
   const uint64_t mark = register_header_mark();
@@ -222,19 +223,22 @@ TEST(HeaderMark, StandsForExactlyTheFramesThatPassTheChecks) {
   InputPolicy trusting, checking;
   trusting.init(VnfSettings{}, {}, InputPolicyDefaults{});
   checking.init(VnfSettings{}, {}, InputPolicyDefaults{});
-  // Plain UDP past the standard size: plain headers, never marked.
-  const Bytes jumbo = concat({ethernet(0x0800), ipv4("10.0.0.1", "10.0.0.2", 17, 8 + 1600), udp(1, 53, 1600)});
+  // Plain UDP at the standard size's edge (1514 bytes: marked) and past it
+  // (1515 and 1642: never marked).
+  const auto plain_udp_frame = [](uint16_t payload) {
+    return concat({ethernet(0x0800), ipv4("10.0.0.1", "10.0.0.2", 17, static_cast<uint16_t>(8 + payload)), udp(1, 53, payload)});
+  };
+  const std::vector<Bytes> edges = {plain_udp_frame(1514 - 42), plain_udp_frame(1515 - 42), plain_udp_frame(1600)};
   std::mt19937 rng(11);
   int marked = 0, jumbo_seen = 0;
   for (int round = 0; round < 100; ++round) {
     std::vector<Bytes> frames = mutated_frames(rng);
-    frames.push_back(jumbo);
+    frames.insert(frames.end(), edges.begin(), edges.end());
     for (const Bytes& f : frames) {
       rte_mbuf* m = to_mbuf(pool, f);
       m->ol_flags |= mark;  // as if a peer in this process had handed it over marked
-      HeaderLayout plain_layout, expected_layout;
+      HeaderLayout plain_layout;
       const bool plain = check_and_mark(m, mark, plain_layout);
-      ASSERT_EQ(plain, plain_ipv4_layout(m, expected_layout));
       const bool standard = rte_pktmbuf_pkt_len(m) <= kLongestStandardFrame;
       jumbo_seen += plain && !standard;
       ASSERT_EQ((m->ol_flags & mark) != 0, plain && standard);
@@ -252,15 +256,29 @@ TEST(HeaderMark, StandsForExactlyTheFramesThatPassTheChecks) {
       if (v1 == InputVerdict::kProcess) {
         expect_same_layout(with_mark, without_mark);
         EXPECT_EQ(keyed_with.key, keyed_without.key);
+        EXPECT_EQ(keyed_with.status, keyed_without.status);
+        EXPECT_EQ(keyed_with.ether_type, keyed_without.ether_type);
+        EXPECT_EQ(keyed_with.vlan_tags, keyed_without.vlan_tags);
+        EXPECT_EQ(keyed_with.later_fragment, keyed_without.later_fragment);
+        EXPECT_EQ(keyed_with.l3_offset, keyed_without.l3_offset);
         EXPECT_EQ(keyed_with.l4_offset, keyed_without.l4_offset);
       }
       rte_pktmbuf_free(m);
     }
   }
-  EXPECT_GT(marked, 100) << "enough frames stay plain after mutation";
-  EXPECT_EQ(jumbo_seen, 100);
+  EXPECT_GT(marked, 200) << "enough frames stay plain after mutation (and a 1514-byte one per round)";
+  EXPECT_EQ(jumbo_seen, 200) << "the 1515- and 1642-byte frames, never marked";
   EXPECT_EQ(counters_of(trusting), counters_of(checking));
-  EXPECT_EQ(counters_of(checking).at("jumbo"), 2u * 100) << "both checks of each jumbo frame ran in full";
+  EXPECT_EQ(counters_of(checking).at("jumbo"), 2u * 200) << "both checks of each jumbo frame ran in full";
+
+  // The mark is trusted, not re-checked: a frame marked against the rules
+  // (IPv6 here) is taken as plain IPv4. Only the pod may set it.
+  rte_mbuf* m = to_mbuf(pool, concat({ethernet(0x86dd), ipv6("2001:db8::1", "2001:db8::2", 17, 8 + 20), udp(1, 53, 20)}));
+  m->ol_flags |= mark;
+  HeaderLayout trusted;
+  EXPECT_EQ(trusting.check(m, trusted), InputVerdict::kProcess);
+  EXPECT_EQ(trusted.family, AddressFamily::kIpv4);
+  rte_pktmbuf_free(m);
   rte_mempool_free(pool);
 }
 

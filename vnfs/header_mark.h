@@ -9,8 +9,9 @@
 // line), which fresh mbufs never carry. The pod sets or clears it on every
 // frame it classifies (so a mark from elsewhere is never trusted), and NSH
 // encapsulation (dataplane/nsh.cc) clears it. A VNF that changes where a
-// frame's headers lie or how long they are (encapsulation, options, length)
-// must clear it too; none of ours does.
+// frame's headers lie or how long they are (encapsulation, options, length),
+// or its EtherType, protocol, fragment bits or TCP data offset, must clear
+// it too; none of ours does.
 #pragma once
 
 #include <cstdint>

@@ -79,7 +79,8 @@ class Vnf {
   // Fast path. Processes pkts[0..n), n <= kMaxVnfBurst; packets that go on are compacted into
   // pkts[0..return value); packets this VNF drops are appended to
   // dropped[*n_dropped..] (the framework frees and counts them). A VNF
-  // that moves or resizes a packet's headers must clear its header mark
+  // that moves or resizes a packet's headers, or changes its EtherType,
+  // protocol, fragment bits or TCP data offset, must clear its header mark
   // (header_mark.h).
   virtual uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) = 0;
 
