@@ -1,8 +1,9 @@
 // lean_chain: the bench's 4-VNF chain, firewall (1,000 rules) -> nat -> lb
 // -> router (10,000 routes), written as one fused loop with nothing around
-// it: rx a burst, parse each packet once, rte_acl, nat's rte_hash lookup and
-// source rewrite, lb's rte_hash lookup and destination rewrite (each table
-// behind a flow cache, as in the VNFs), rte_lpm with the TTL and MAC
+// it: rx a burst, parse each packet once, rte_acl behind a verdict cache,
+// nat's rte_hash lookup and source rewrite, lb's rte_hash lookup and
+// destination rewrite (each table behind a flow cache; the caches are the
+// VNFs' own), rte_lpm with the TTL and MAC
 // rewrite, tx. It keeps what a stateful chain must keep
 // (a session and a connection per flow, their last-seen times) and drops
 // everything else the pod and the VNFs add: no chain classification beyond
@@ -43,6 +44,7 @@
 #include "chain_tables.h"
 #include "checksum.h"
 #include "flow_cache.h"
+#include "verdict_cache.h"
 #include "hash_table.h"
 #include "packet_parser.h"
 #include "vnf.h"
@@ -91,6 +93,7 @@ class LeanChain {
     // Per-flow state indexed by table position, sized once (as the VNFs do).
     session_key_.assign(rte_hash_max_key_id(sessions_) + 1, NatKey{});
     connection_key_.assign(rte_hash_max_key_id(connections_) + 1, Tuple{});
+    verdicts_.init(nfv::kDefaultVerdictCacheEntries);
     session_cache_.init(nfv::kDefaultFlowCacheSlots);
     connection_cache_.init(nfv::kDefaultFlowCacheSlots);
     session_port_.assign(rte_hash_max_key_id(sessions_) + 1, 0);
@@ -116,9 +119,25 @@ class LeanChain {
       acl_input[k] = ip[k] + offsetof(rte_ipv4_hdr, next_proto_id);
       ++k;
     }
-    // Firewall: a packet matching a (deny) rule is dropped.
+    // Firewall: the cache's answer, else rte_acl's (remembered); a packet
+    // matching a (deny) rule is dropped.
     uint32_t rule[kBurst];
-    if (k) rte_acl_classify(acl_, acl_input, rule, k, 1);
+    nfv::VerdictCache::Key keys[kBurst];
+    uint32_t hashes[kBurst], missed_rule[kBurst];
+    const uint8_t* missed_input[kBurst];
+    uint16_t missed[kBurst], n_missed = 0;
+    for (uint16_t j = 0; j < k; ++j) {
+      keys[j] = nfv::VerdictCache::Key::ipv4(ip[j] + offsetof(rte_ipv4_hdr, src_addr), ip[j] + sizeof(rte_ipv4_hdr), IPPROTO_UDP);
+      hashes[j] = nfv::VerdictCache::hash(keys[j]);
+      if (verdicts_.find(keys[j], hashes[j], rule[j])) continue;
+      missed_input[n_missed] = acl_input[j];
+      missed[n_missed++] = j;
+    }
+    if (n_missed) rte_acl_classify(acl_, missed_input, missed_rule, n_missed, 1);
+    for (uint16_t q = 0; q < n_missed; ++q) {
+      rule[missed[q]] = missed_rule[q];
+      verdicts_.remember(keys[missed[q]], hashes[missed[q]], missed_rule[q]);
+    }
     uint16_t m = 0;
     for (uint16_t j = 0; j < k; ++j) {
       if (rule[j]) {
@@ -241,6 +260,7 @@ class LeanChain {
   rte_hash* sessions_ = nullptr;
   rte_hash* connections_ = nullptr;
   rte_lpm* lpm_ = nullptr;
+  nfv::VerdictCache verdicts_;
   nfv::FlowCache session_cache_, connection_cache_;
   std::vector<NatKey> session_key_;  // by table position, for the caches' check
   std::vector<Tuple> connection_key_;

@@ -14,6 +14,7 @@ namespace nfv::bench {
 struct VnfCase {
   std::string name;  // VNF type
   std::map<std::string, std::string> params;
+  std::string label = name;  // in the bench's tables
 };
 
 // Writes the router's routes file into `dir` (the bench's two prefixes;
@@ -29,6 +30,8 @@ inline std::vector<VnfCase> vnf_cases(const std::string& dir) {
       {"ids", {{"random_signatures", "1000"}}},
       {"monitor", {}},
       {"ratelimit", {{"per", "flow"}, {"cir", "100000000000"}, {"cbs", "100000000"}, {"ebs", "100000000"}}},
+      // What rte_acl costs per packet when no flow's answer is cached.
+      {"firewall", {{"random_rules", "1000"}, {"default", "allow"}, {"flow_cache", "0"}}, "fw, no cache"},
   };
 }
 

@@ -1,5 +1,6 @@
 // firewall: ordered 5-tuple rules (first match wins) classified with rte_acl,
-// one ACL context per address family. Rule file format: docs/vnfs.md.
+// one ACL context per address family, IPv4 flows' answers cached (the rules
+// never change after init). Rule file format: docs/vnfs.md.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -16,6 +17,7 @@
 
 #include "input_policy.h"
 #include "text_file.h"
+#include "verdict_cache.h"
 #include "vnf.h"
 
 namespace nfv {
@@ -113,7 +115,7 @@ class FirewallVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
-    input_.init(settings, {"rules_file", "random_rules", "default", "seed"},
+    input_.init(settings, {"rules_file", "random_rules", "default", "seed", "flow_cache"},
                 InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
     const std::string def = settings.get_string("default", "deny");
     if (def != "allow" && def != "deny") throw VnfConfigError("default", "'allow' or 'deny', got '" + def + "'");
@@ -123,6 +125,9 @@ class FirewallVnf final : public Vnf {
     if (!file.empty()) read_text_file("rules_file", file, [&](const TextLine& line) { rules.push_back(parse_rule(line)); });
     add_random_rules(rules, settings.get_uint("random_rules", 0, 0, 1000000), settings.get_uint("seed", 1, 0, UINT32_MAX));
     build(rules, settings.socket_id);
+    // Answers are rule numbers; a rule set too large for the cache's tags runs without it.
+    const uint32_t cache_entries = static_cast<uint32_t>(settings.get_uint("flow_cache", kDefaultVerdictCacheEntries, 0, 1u << 24));
+    cache_.init(rules.size() <= VerdictCache::kMaxAnswer ? cache_entries : 0);
   }
 
   uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
@@ -135,6 +140,20 @@ class FirewallVnf final : public Vnf {
     // 0 = pass untouched, 1 = drop, 2 = classify.
     uint8_t verdict[kMaxVnfBurst];
     uint32_t n4 = 0, n6 = 0;
+    // IPv4 keys for the cache, and which of them go to rte_acl (by n4).
+    VerdictCache::Key cache_keys[kMaxVnfBurst];
+    uint32_t cache_hashes[kMaxVnfBurst], n_cache_keys = 0;
+    uint16_t cache_index[kMaxVnfBurst], missed[kMaxVnfBurst];
+    const auto add_ipv4 = [&](uint16_t i, const VerdictCache::Key& key) {
+      AclKey4& k = keys4[n4];
+      k.protocol = static_cast<uint8_t>(key.rest >> 32);
+      std::memcpy(k.src, &key.addresses, 8);  // and dst: the fields are adjacent in both
+      std::memcpy(&k.src_port, &key.rest, 4);   // and dst_port
+      data4[n4] = &k.protocol;
+      index4[n4++] = i;
+    };
+    // Pass 1: the input policy; IPv4 keys are hashed and their cache
+    // buckets prefetched (a bucket is often not in L1), the rest listed for rte_acl.
     for (uint16_t i = 0; i < n; ++i) {
       HeaderLayout h;
       const InputVerdict v = input_.check(pkts[i], h);
@@ -145,30 +164,45 @@ class FirewallVnf final : public Vnf {
       verdict[i] = 2;
       // Fields straight from the headers, in network order as rte_acl wants them.
       const uint8_t* ip = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t*, h.l3_offset);
-      uint16_t ports[2];
-      h.read_ports(pkts[i], ports);
+      const uint8_t* ports = h.has_ports() ? rte_pktmbuf_mtod_offset(pkts[i], const uint8_t*, h.l4_offset) : nullptr;
       if (h.family == AddressFamily::kIpv4) {
-        AclKey4& k = keys4[n4];
-        k.protocol = h.protocol;
-        std::memcpy(k.src, ip + offsetof(rte_ipv4_hdr, src_addr), 4);
-        std::memcpy(k.dst, ip + offsetof(rte_ipv4_hdr, dst_addr), 4);
-        k.src_port = ports[0];
-        k.dst_port = ports[1];
-        data4[n4] = &k.protocol;
-        index4[n4++] = i;
-      } else {
-        AclKey6& k = keys6[n6];
-        k.protocol = h.protocol;
-        std::memcpy(k.src, ip + offsetof(rte_ipv6_hdr, src_addr), 16);
-        std::memcpy(k.dst, ip + offsetof(rte_ipv6_hdr, dst_addr), 16);
-        k.src_port = ports[0];
-        k.dst_port = ports[1];
-        data6[n6] = &k.protocol;
-        index6[n6++] = i;
+        const VerdictCache::Key key = VerdictCache::Key::ipv4(ip + offsetof(rte_ipv4_hdr, src_addr), ports, h.protocol);
+        if (!cache_.enabled()) {
+          add_ipv4(i, key);
+          continue;
+        }
+        cache_keys[n_cache_keys] = key;
+        cache_hashes[n_cache_keys] = VerdictCache::hash(key);
+        cache_.prefetch(cache_hashes[n_cache_keys]);
+        cache_index[n_cache_keys++] = i;
+        continue;
       }
+      AclKey6& k = keys6[n6];
+      k.protocol = h.protocol;
+      std::memcpy(k.src, ip + offsetof(rte_ipv6_hdr, src_addr), 16);
+      std::memcpy(k.dst, ip + offsetof(rte_ipv6_hdr, dst_addr), 16);
+      k.src_port = k.dst_port = 0;
+      if (ports) std::memcpy(&k.src_port, ports, 4);  // and dst_port
+      data6[n6] = &k.protocol;
+      index6[n6++] = i;
+    }
+    // Pass 2: the cache's answers; what it does not know goes to rte_acl.
+    for (uint32_t j = 0; j < n_cache_keys; ++j) {
+      uint32_t userdata;
+      if (cache_.find(cache_keys[j], cache_hashes[j], userdata)) {
+        verdict[cache_index[j]] = decide(userdata);
+        continue;
+      }
+      missed[n4] = static_cast<uint16_t>(j);
+      add_ipv4(cache_index[j], cache_keys[j]);
     }
     if (n4 && ctx4_) rte_acl_classify(ctx4_, data4, result4, n4, 1);
     else std::fill_n(result4, n4, 0u);
+    if (cache_.enabled()) {
+      for (uint32_t j = 0; j < n4; ++j) cache_.remember(cache_keys[missed[j]], cache_hashes[missed[j]], result4[j]);
+      cache_.hits += n_cache_keys - n4;
+      cache_.misses += n4;
+    }
     if (n6 && ctx6_) rte_acl_classify(ctx6_, data6, result6, n6, 1);
     else std::fill_n(result6, n6, 0u);
     for (uint32_t j = 0; j < n4; ++j) verdict[index4[j]] = decide(result4[j]);
@@ -184,6 +218,8 @@ class FirewallVnf final : public Vnf {
     visit("denied", read_counter(denied_));
     visit("default_allowed", read_counter(default_allowed_));
     visit("default_denied", read_counter(default_denied_));
+    visit("flow_cache_hits", read_counter(cache_.hits));
+    visit("flow_cache_misses", read_counter(cache_.misses));
     input_.visit(visit);
   }
 
@@ -321,6 +357,7 @@ class FirewallVnf final : public Vnf {
   rte_acl_ctx* ctx6_ = nullptr;
   std::vector<uint8_t> rule_actions_ = {0};  // 1 = allow, by userdata
   bool default_allow_ = false;
+  VerdictCache cache_;  // IPv4 5-tuple -> rte_acl userdata
   InputPolicy input_;
   uint64_t allowed_ = 0;
   uint64_t denied_ = 0;
