@@ -33,6 +33,7 @@ struct alignas(8) AclKey4 {
   uint16_t src_port;
   uint16_t dst_port;
 };
+static_assert(offsetof(AclKey4, dst) == offsetof(AclKey4, src) + 4 && offsetof(AclKey4, dst_port) == offsetof(AclKey4, src_port) + 2);
 struct alignas(8) AclKey6 {
   uint8_t protocol;
   uint8_t pad[3];
@@ -41,6 +42,7 @@ struct alignas(8) AclKey6 {
   uint16_t src_port;
   uint16_t dst_port;
 };
+static_assert(offsetof(AclKey6, dst_port) == offsetof(AclKey6, src_port) + 2);
 
 enum Field4 { kProto4, kSrc4, kDst4, kSport4, kDport4, kFields4 };
 enum Field6 { kProto6, kSrc6, kDst6 = kSrc6 + 4, kSport6 = kDst6 + 4, kDport6, kFields6 };
@@ -146,9 +148,11 @@ class FirewallVnf final : public Vnf {
     uint16_t cache_index[kMaxVnfBurst], missed[kMaxVnfBurst];
     const auto add_ipv4 = [&](uint16_t i, const VerdictCache::Key& key) {
       AclKey4& k = keys4[n4];
-      k.protocol = static_cast<uint8_t>(key.rest >> 32);
-      std::memcpy(k.src, &key.addresses, 8);  // and dst: the fields are adjacent in both
-      std::memcpy(&k.src_port, &key.rest, 4);   // and dst_port
+      k.protocol = key.protocol();
+      // Source and destination are adjacent in both, as are the ports.
+      std::memcpy(reinterpret_cast<uint8_t*>(&k) + offsetof(AclKey4, src), &key.addresses, 8);
+      const uint32_t ports = key.ports();
+      std::memcpy(&k.src_port, &ports, 4);
       data4[n4] = &k.protocol;
       index4[n4++] = i;
     };

@@ -45,6 +45,9 @@ class VerdictCache {
       k.rest = p | static_cast<uint64_t>(protocol) << 32;
       return k;
     }
+    // The ports as read (a memcpy of them gives the header's bytes back).
+    uint32_t ports() const { return static_cast<uint32_t>(rest); }
+    uint8_t protocol() const { return static_cast<uint8_t>(rest >> 32); }
   };
 
   // `entries` 0 turns the cache off; others are rounded up to a power of two
