@@ -88,8 +88,8 @@ class VerdictCache {
   void remember(const Key& key, uint32_t hash, uint32_t answer) {
     Bucket& b = buckets_[hash & mask_];
     Entry* slot = &b.entries[(hash >> 28) & (kWays - 1)];  // bits the bucket index does not use
-    for (Entry& e : b.entries)
-      if (e.addresses == key.addresses && (e.rest & kRestMask) == key.rest) slot = &e;
+    for (Entry& e : b.entries)  // (a filled entry: an empty one would match the all-zero key)
+      if (e.addresses == key.addresses && (e.rest & kRestMask) == key.rest && (e.rest >> kTagShift) != 0) slot = &e;
     slot->addresses = key.addresses;
     slot->rest = key.rest | static_cast<uint64_t>(answer + 1) << kTagShift;
   }
