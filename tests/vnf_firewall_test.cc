@@ -33,8 +33,7 @@ class Firewall : public ::testing::Test {
     return passed;
   }
   rte_mbuf* v6(const std::string& src, const std::string& dst, uint8_t proto, uint16_t sport, uint16_t dport) {
-    const Bytes l4 = proto == IPPROTO_TCP ? tcp(sport, dport) : udp(sport, dport, 4);
-    return to_mbuf(pool_, concat({ethernet(0x86dd), ipv6(src, dst, proto, static_cast<uint16_t>(l4.size())), l4}));
+    return ipv6_packet(pool_, proto, src, sport, dst, dport);
   }
 
   static rte_mempool* pool_;

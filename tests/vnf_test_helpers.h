@@ -106,4 +106,11 @@ inline rte_mbuf* ipv4_packet(rte_mempool* pool, uint8_t proto, const std::string
   return m;
 }
 
+// A TCP or UDP frame over IPv6 (no extension headers, no payload).
+inline rte_mbuf* ipv6_packet(rte_mempool* pool, uint8_t proto, const std::string& src, uint16_t sport, const std::string& dst,
+                             uint16_t dport) {
+  const Bytes l4 = proto == IPPROTO_TCP ? tcp(sport, dport) : udp(sport, dport, 4);
+  return to_mbuf(pool, concat({ethernet(0x86dd), ipv6(src, dst, proto, static_cast<uint16_t>(l4.size())), l4}));
+}
+
 }  // namespace nfv::test
