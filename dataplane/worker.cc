@@ -446,7 +446,7 @@ uint16_t Worker::run_instance(int hop, Instance& instance) {
   if (allowed == 0) return 0;
   rte_mbuf* burst[kMaxVnfBurst];
   const uint16_t n = static_cast<uint16_t>(rte_ring_dequeue_burst(instance.queue, reinterpret_cast<void**>(burst), allowed, nullptr));
-  instance.bucket.consume(n);
+  instance.bucket.consume(n, waiting > n);
   serve(hop, instance, burst, n);
   return n;
 }

@@ -114,7 +114,10 @@ generator:
     - {column: calls, dst_prefix: 10.2.0.0/16}
 sink: {port: from_pod}
 )";
-  const std::vector<std::string> stop{"--stop-when-idle-ms", "4000"};
+  // The scaler's 36 slots start a few seconds after the replay's (it waits
+  // for the control APIs): the pods stay up long enough after the traffic
+  // for its last slots to read them.
+  const std::vector<std::string> stop{"--stop-when-idle-ms", "8000"};
   AbilenePods pods = start_abilene_pods(dir, "sp_", pod_chains(), stop, kControlBase);
   // Traffic first: the pods serve their control APIs once their links are up.
   ReplayRun replay = start_replay(dir, "sp_replay", replay_yaml, "1", {"--quiet"});

@@ -6,12 +6,20 @@
 // both drop in the same slots. The plan leaves the first hop of each chain
 // short of capacity in some slots (the trace's daytime peaks) and not in
 // others, so the test fails if either side serves, queues or drops wrongly.
+//
+// The sink counts a packet in the slot it was sent in, the simulator in the
+// slot it is delivered in: the simulator's figure is moved onto the pods'
+// footing with its backlogs (what a slot leaves queued is its own traffic,
+// delivered in the next). A slot in which the host held the generator back
+// (it then catches up with a burst the trace does not have) is shown and not
+// compared; one such slot is tolerated.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "abilene_pods.h"
 #include "pod_runner.h"
@@ -33,6 +41,11 @@ constexpr double kVolumeScale = 0.29696;
 // first hops (2 counters for video, 1 for calls) are the bottlenecks.
 constexpr double kCounterRate = 10000, kForwardRate = 20000;
 constexpr int kQueue = 256;
+// Normally the generator builds each packet within tens of microseconds of
+// its due time, and a few milliseconds behind now and then (a shared VM);
+// 15 ms behind is a burst of 110-470 packets per chain here, about as much
+// as the first hop's queues hold.
+constexpr double kGeneratorHeldBackMs = 15;
 
 RateTrace day_of_abilene() {
   const RateTraceFile file = load_abilene_traffic(shared_data("traffic/abilene/abilene_tm_5min_mbps.csv"));
@@ -162,17 +175,24 @@ sink: {port: from_pod}
   ASSERT_EQ(real.size(), 2 * kSlots) << read_file(replay.csv());
   ASSERT_EQ(simulated.size(), 2 * kSlots) << read_file(dir + "/sim.csv");
   int both_drop = 0, neither_drops = 0;
-  std::string table = "slot chain   target  pods-served  sim-served  pods-lost  sim-dropped\n";
+  std::set<int> held_back_slots;
+  std::string table = "slot chain   target  pods-served  sim-served  pods-lost  sim-dropped  generator-behind-ms\n";
   for (const auto& [key, pods] : real) {
     const CsvRow& sim_row = simulated.at(key);
     const double sent = number(pods, "sent"), served = number(pods, "received"), lost = number(pods, "lost");
-    const double arrived = number(sim_row, "arrived_packets"), delivered = number(sim_row, "delivered_packets"),
-                 dropped = number(sim_row, "dropped_packets");
+    const double backlog_before = key.first > 0 ? number(simulated.at({key.first - 1, key.second}), "backlog_packets") : 0;
+    const double arrived = number(sim_row, "arrived_packets"), dropped = number(sim_row, "dropped_packets"),
+                 delivered = number(sim_row, "delivered_packets") - backlog_before + number(sim_row, "backlog_packets");
+    const double behind_ms = number(pods, "behind_max_ms");
     char line[160];
-    std::snprintf(line, sizeof line, "%4d %-6s %7.0f %12.0f %11.0f %10.0f %12.0f\n", key.first, key.second.c_str(),
-                  number(pods, "target_pps"), served, delivered, lost, dropped);
+    std::snprintf(line, sizeof line, "%4d %-6s %7.0f %12.0f %11.0f %10.0f %12.0f %20.3f\n", key.first, key.second.c_str(),
+                  number(pods, "target_pps"), served, delivered, lost, dropped, behind_ms);
     table += line;
     const std::string where = "slot " + std::to_string(key.first) + " chain " + key.second;
+    if (behind_ms > kGeneratorHeldBackMs) {
+      held_back_slots.insert(key.first);
+      continue;
+    }
     // The generator hits the trace's rate, which is what the simulator offers.
     EXPECT_NEAR(sent, arrived, 0.02 * arrived) << where;
     EXPECT_NEAR(served, delivered, 0.05 * delivered) << where;
@@ -185,6 +205,8 @@ sink: {port: from_pod}
     neither_drops += !pods_drop && !sim_drops;
   }
   std::printf("%s", table.c_str());
+  EXPECT_LE(held_back_slots.size(), 1u) << "the host held the generator back in " << held_back_slots.size()
+                                        << " slots: too busy to compare\n" << table;
   // The trace and plan were chosen so that both cases happen.
   EXPECT_GE(both_drop, 6) << table;
   EXPECT_GE(neither_drops, 6) << table;

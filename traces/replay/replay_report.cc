@@ -66,6 +66,7 @@ ReplayReport::Cell ReplayReport::cell(std::size_t slot, std::size_t chain) const
     cell.target_pps = generator_->plan().target(slot, chain);
     cell.sent = static_cast<int64_t>(generator_->sent(slot, chain));
     cell.sent_pps = static_cast<double>(cell.sent) / seconds;
+    cell.behind_max_ms = generator_->behind_max_ms(slot);
   }
   if (sink_) {
     const auto& got = sink_->at(slot, chain);
@@ -116,9 +117,11 @@ std::string ReplayReport::summary() const {
   if (generator_) {
     const auto& plan = generator_->plan();
     uint64_t bytes = 0;
-    double worst = 0;
-    std::size_t worst_slot = 0, worst_chain = 0;
-    for (std::size_t s = 0; s < plan.slots; ++s)
+    double worst = 0, behind_ms = 0;
+    std::size_t worst_slot = 0, worst_chain = 0, behind_slot = 0;
+    for (std::size_t s = 0; s < plan.slots; ++s) {
+      const double slot_behind_ms = generator_->behind_max_ms(s);
+      if (slot_behind_ms > behind_ms) behind_ms = slot_behind_ms, behind_slot = s;
       for (std::size_t c = 0; c < plan.chains.size(); ++c) {
         bytes += generator_->sent_bytes(s, c);
         const double target = plan.target(s, c);
@@ -126,11 +129,12 @@ std::string ReplayReport::summary() const {
         const double error = std::abs(static_cast<double>(generator_->sent(s, c)) / plan.scale.slot_wall_seconds - target) / target;
         if (error >= worst) worst = error, worst_slot = s, worst_chain = c;
       }
+    }
     out += format("generator: sent %llu packets, %llu bytes in %zu slots of %.3g s; worst slot rate error %.3f%% (slot %zu, chain %s); "
-                  "unsent at end %llu, mempool shortages %llu\n",
+                  "fell behind its schedule by at most %.3f ms (slot %zu); unsent at end %llu, mempool shortages %llu\n",
                   static_cast<unsigned long long>(generator_->total_sent()), static_cast<unsigned long long>(bytes),
                   plan.slots, plan.scale.slot_wall_seconds, 100 * worst, worst_slot,
-                  plan.chains.empty() ? "" : plan.chains[worst_chain].name.c_str(),
+                  plan.chains.empty() ? "" : plan.chains[worst_chain].name.c_str(), behind_ms, behind_slot,
                   static_cast<unsigned long long>(generator_->unsent_at_end()),
                   static_cast<unsigned long long>(generator_->mbuf_shortages()));
   }
@@ -168,7 +172,7 @@ void ReplayReport::write_csv(const std::string& path) const {
   if (!out) throw std::runtime_error("--csv: cannot write '" + path + "'");
   const uint64_t start_ns = generator_ ? generator_->start_ns() : sink_ ? sink_->start_ns() : 0;
   out << "# start_unix_ns: " << start_ns << "\n# slot_wall_seconds: " << slot_seconds() << "\n";
-  out << "slot,chain,target_pps,sent_pps,sent,received,received_pps,lost,reordered,p50_us,p95_us,p99_us\n";
+  out << "slot,chain,target_pps,sent_pps,sent,received,received_pps,lost,reordered,p50_us,p95_us,p99_us,behind_max_ms\n";
   auto optional_number = [](double v, const char* pattern) { return v < 0 ? std::string() : format(pattern, v); };
   for (std::size_t s = 0; s < slots(); ++s)
     for (std::size_t c = 0; c < chains(); ++c) {
@@ -177,9 +181,10 @@ void ReplayReport::write_csv(const std::string& path) const {
           << optional_number(x.sent_pps, "%.3f") << ',' << (x.sent < 0 ? "" : std::to_string(x.sent)) << ',';
       if (sink_)
         out << x.received << ',' << format("%.3f", static_cast<double>(x.received) / slot_seconds()) << ',' << x.lost
-            << ',' << x.reordered << ',' << format("%.1f,%.1f,%.1f", x.p50_us, x.p95_us, x.p99_us) << '\n';
+            << ',' << x.reordered << ',' << format("%.1f,%.1f,%.1f", x.p50_us, x.p95_us, x.p99_us) << ',';
       else
-        out << ",,,,,,\n";
+        out << ",,,,,,,";
+      out << optional_number(x.behind_max_ms, "%.3f") << '\n';
     }
 }
 

@@ -25,7 +25,7 @@ class ReplayReport {
   // A standalone sink's line for its slot.
   std::string sink_slot_line(std::size_t slot) const;
   std::string summary() const;
-  // Columns: slot,chain,target_pps,sent_pps,sent,received,received_pps,lost,reordered,p50_us,p95_us,p99_us.
+  // Columns: slot,chain,target_pps,sent_pps,sent,received,received_pps,lost,reordered,p50_us,p95_us,p99_us,behind_max_ms.
   // Comment lines first: start time (CLOCK_REALTIME ns) and slot length.
   void write_csv(const std::string& path) const;
 
@@ -36,6 +36,7 @@ class ReplayReport {
     int64_t received = -1, lost = 0;
     uint64_t reordered = 0;
     double p50_us = 0, p95_us = 0, p99_us = 0;
+    double behind_max_ms = -1;  // the generator's, for the slot
   };
   Cell cell(std::size_t slot, std::size_t chain) const;
   std::size_t slots() const;

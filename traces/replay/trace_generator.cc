@@ -55,6 +55,7 @@ TraceGenerator::TraceGenerator(const GeneratorPlan& plan, uint16_t port_id, rte_
   size_mix_ = AliasTable(weights);
   sent_.assign(plan.slots * chains_.size(), 0);
   sent_bytes_.assign(plan.slots * chains_.size(), 0);
+  behind_max_tsc_.assign(plan.slots, 0);
 }
 
 TraceGenerator::~TraceGenerator() {
@@ -69,6 +70,10 @@ void TraceGenerator::start(uint64_t start_tsc) {
 
 uint64_t TraceGenerator::quota(std::size_t slot, std::size_t chain) const {
   return static_cast<uint64_t>(std::llround(plan_.target(slot, chain) * plan_.scale.slot_wall_seconds));
+}
+
+double TraceGenerator::behind_max_ms(std::size_t slot) const {
+  return static_cast<double>(behind_max_tsc_[slot]) * 1e3 / static_cast<double>(clock_.hz());
 }
 
 uint64_t TraceGenerator::total_sent() const { return std::accumulate(sent_.begin(), sent_.end(), uint64_t{0}); }
@@ -150,6 +155,9 @@ bool TraceGenerator::poll(uint64_t now_tsc) {
     if (state.built >= state.quota) continue;
     const uint64_t due = std::min(state.quota, static_cast<uint64_t>(into_slot * state.packets_per_tsc) + 1);
     if (state.built >= due) continue;
+    // The oldest packet not yet built was due at built / rate into the slot.
+    const double behind = into_slot - static_cast<double>(state.built) / state.packets_per_tsc;
+    if (behind > static_cast<double>(behind_max_tsc_[slot])) behind_max_tsc_[slot] = static_cast<uint64_t>(behind);
     // At most one burst per chain per pass: a generator that fell behind
     // catches up burst by burst and never builds past the slot it is in.
     if (pending_count_ == kBurst) {

@@ -6,6 +6,11 @@
 // the mempool: a Zipf-popular flow, a size from the mix, the chain's
 // headers and the probe payload (probe_payload.h). What the port refuses is
 // retried, never dropped, so sequence numbers stay gap-free.
+//
+// A generator held off its core (or by a full port) falls behind and then
+// catches up with bursts that the trace does not have; how far behind it
+// fell is kept per slot, so a reader can tell such a slot from the network's
+// own behaviour.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +51,8 @@ class TraceGenerator {
   uint64_t sent(std::size_t slot, std::size_t chain) const { return sent_[slot * chains_.size() + chain]; }
   uint64_t sent_bytes(std::size_t slot, std::size_t chain) const { return sent_bytes_[slot * chains_.size() + chain]; }
   uint64_t quota(std::size_t slot, std::size_t chain) const;
+  // The most a packet of the slot was built after it was due, in ms.
+  double behind_max_ms(std::size_t slot) const;
   uint64_t unsent_at_end() const { return unsent_at_end_; }
   uint64_t mbuf_shortages() const { return mbuf_shortages_; }
   uint64_t total_sent() const;
@@ -91,6 +98,7 @@ class TraceGenerator {
   uint16_t pending_count_ = 0;
 
   std::vector<uint64_t> sent_, sent_bytes_;
+  std::vector<uint64_t> behind_max_tsc_;  // by slot
   uint64_t unsent_at_end_ = 0;
   uint64_t mbuf_shortages_ = 0;
 };
