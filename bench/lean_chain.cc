@@ -243,16 +243,11 @@ class LeanChain {
     if (n) rte_lpm_lookup_bulk(lpm_, destinations, hops, n);
     uint16_t kept = 0;
     for (uint16_t j = 0; j < n; ++j) {
-      uint8_t* ttl = ip[j] + offsetof(rte_ipv4_hdr, time_to_live);
-      if (!(hops[j] & RTE_LPM_LOOKUP_SUCCESS) || *ttl <= 1) {
+      if (!(hops[j] & RTE_LPM_LOOKUP_SUCCESS) || ip[j][offsetof(rte_ipv4_hdr, time_to_live)] <= 1) {
         drop(pkts[j]);
         continue;
       }
-      const uint16_t old_word = read16(ttl);
-      --*ttl;
-      nfv::ChecksumDelta delta;
-      delta.replace16(old_word, read16(ttl));
-      delta.apply(ip[j] + offsetof(rte_ipv4_hdr, hdr_checksum));
+      nfv::decrement_ipv4_ttl(ip[j]);
       rte_pktmbuf_mtod(pkts[j], rte_ether_hdr*)->dst_addr = hop_mac_[hops[j] & 15];
       pkts[kept++] = pkts[j];
     }

@@ -83,4 +83,23 @@ inline void rewrite_endpoint(uint8_t* ip_checksum, uint8_t* addr, uint8_t* port,
   else l4.apply(l4_checksum);
 }
 
+// Decrements the TTL of the IPv4 header at `ip` (the caller has checked it
+// is above 1) and adjusts the header checksum. The TTL and protocol word is
+// worked out in a register and stored once: decrementing the TTL byte in
+// memory and loading the word back makes the load wait for a store it cannot
+// be forwarded from (a byte store cannot feed a 16-bit load), which perf
+// showed as most of the router's time.
+inline void decrement_ipv4_ttl(uint8_t* ip) {
+  constexpr int kTtlOffset = 8, kChecksumOffset = 10;  // RFC 791; the protocol follows the TTL
+  constexpr uint8_t kOneTtl[2] = {1, 0};               // one TTL step, in the word's byte order
+  uint16_t old_word, one;
+  std::memcpy(&old_word, ip + kTtlOffset, 2);
+  std::memcpy(&one, kOneTtl, 2);
+  const uint16_t new_word = static_cast<uint16_t>(old_word - one);  // TTL > 1: no borrow from the protocol
+  std::memcpy(ip + kTtlOffset, &new_word, 2);
+  ChecksumDelta delta;
+  delta.replace16(old_word, new_word);
+  delta.apply(ip + kChecksumOffset);
+}
+
 }  // namespace nfv

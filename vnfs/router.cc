@@ -185,15 +185,7 @@ class RouterVnf final : public Vnf {
       ttl_expired_++;
       return 1;
     }
-    // TTL and protocol form one 16-bit word of the checksum.
-    uint8_t* ttl = &ip->time_to_live;
-    uint16_t old_word, new_word;
-    std::memcpy(&old_word, ttl, 2);
-    ip->time_to_live--;
-    std::memcpy(&new_word, ttl, 2);
-    ChecksumDelta delta;
-    delta.replace16(old_word, new_word);
-    delta.apply(reinterpret_cast<uint8_t*>(ip) + offsetof(rte_ipv4_hdr, hdr_checksum));
+    decrement_ipv4_ttl(reinterpret_cast<uint8_t*>(ip));
     rewrite_macs(m, lookup & 0x00ffffff);
     forwarded_++;
     return 0;
