@@ -164,8 +164,11 @@ void describe_device(const nfv::config::Port& port, int index, const std::string
       require_field(!port.memif_socket().empty() && port.memif_socket()[0] == '/', field + ".memif_socket",
                     "an absolute filesystem socket path");
       // Filesystem sockets (not abstract) work across network namespaces.
+      // Rings of 4096 (the client's choice; memif's default is 1024) hold
+      // 40 ms at 100,000 packets/s while the peer is off its core: processes
+      // that share cores then lose latency, not packets.
       args = "role=" + port.memif_role() + ",socket=" + port.memif_socket() + ",socket-abstract=no,id=" +
-             std::to_string(port.memif_id());
+             std::to_string(port.memif_id()) + ",rsize=12";
       info.memif_socket = port.memif_socket();
       info.memif_client = port.memif_role() == "client";
       break;

@@ -78,7 +78,7 @@ TEST(PodConfig, ValidYamlBuildsTheLayoutWithDerivedDelays) {
   EXPECT_EQ(chain.ingress_ports, std::vector<int>{0});
   EXPECT_EQ(chain.hops[1].params.at("flows"), "1024");
   EXPECT_TRUE(layout.ports[0].default_pass);
-  EXPECT_EQ(layout.ports[1].devargs, "role=client,socket=/tmp/x.sock,socket-abstract=no,id=0");
+  EXPECT_EQ(layout.ports[1].devargs, "role=client,socket=/tmp/x.sock,socket-abstract=no,id=0,rsize=12");
 }
 
 TEST(PodConfig, JsonWithCamelCaseNamesLoadsLikeYaml) {
