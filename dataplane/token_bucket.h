@@ -36,12 +36,12 @@ class TokenBucket {
     return std::min<uint32_t>(wanted, static_cast<uint32_t>(tokens_));
   }
 
-  // `left_waiting`: packets still queued after these were taken.
+  // `left_waiting`: packets still queued after these were taken (once the
+  // queue is empty, the next available() cuts a surplus back to the depth).
   void consume(uint32_t packets, bool left_waiting) {
     if (unlimited()) return;
     tokens_ -= packets;
     backlogged_ = left_waiting;
-    if (!backlogged_) tokens_ = std::min(depth_, tokens_);
   }
 
  private:
