@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <map>
 #include <thread>
@@ -114,10 +115,10 @@ generator:
     - {column: calls, dst_prefix: 10.2.0.0/16}
 sink: {port: from_pod}
 )";
-  // The scaler's 36 slots start a few seconds after the replay's (it waits
-  // for the control APIs): the pods stay up long enough after the traffic
-  // for its last slots to read them.
-  const std::vector<std::string> stop{"--stop-when-idle-ms", "8000"};
+  // The scaler's 36 slots start some seconds after the replay's (it waits
+  // for the control APIs; 3 to 16 s here), so the pods run until the scaler
+  // is done and are then stopped; the idle stop is only a backstop.
+  const std::vector<std::string> stop{"--stop-when-idle-ms", "60000"};
   AbilenePods pods = start_abilene_pods(dir, "sp_", pod_chains(), stop, kControlBase);
   // Traffic first: the pods serve their control APIs once their links are up.
   ReplayRun replay = start_replay(dir, "sp_replay", replay_yaml, "1", {"--quiet"});
@@ -152,6 +153,7 @@ sink: {port: from_pod}
 
   ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
   ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  for (PodRun* pod : pods.all()) pod->process->signal(SIGINT);
   for (PodRun* pod : pods.all()) {
     ASSERT_EQ(pod->wait(), 0) << pod->logs();
     EXPECT_EQ(pod->stats().mempool_in_use_after_close(), 0) << pod->name;
