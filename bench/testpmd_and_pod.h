@@ -49,8 +49,10 @@ inline Throughput run_testpmd(const std::string& pcap, int seconds, const std::s
 
 // A one-site pod whose net_pcap port replays `pcap` forever and sends the
 // one chain's output back out of it (tx drops); `hops_yaml` lists the hops,
-// one "      - {vnf: ...}" line each.
-inline std::string one_site_pod_config(const std::string& name, const std::string& pcap, const std::string& hops_yaml) {
+// one "      - {vnf: ...}" line each. Without `fast_path` every packet
+// goes hop by hop (dataplane/chain_fast_path.h).
+inline std::string one_site_pod_config(const std::string& name, const std::string& pcap, const std::string& hops_yaml,
+                                       bool fast_path = true) {
   return "name: " + name + R"(
 sites: [{name: A, lat: 40.78, lon: -73.97}]
 hosted_sites: [A]
@@ -63,6 +65,7 @@ chains:
     ingress_site: A
     egress_site: A
     egress_port: p
+    fast_path: )" + (fast_path ? "true" : "false") + R"(
     match: [{dst_prefix: 198.19.0.0/16, protocol: udp}]
     hops:
 )" + hops_yaml;

@@ -5,11 +5,13 @@
 //    restored between bursts outside the timed region (NAT, LB and router
 //    rewrite them). Mpps = TSC rate / cycles.
 // 2. In nfv-pod on one worker core, a net_pcap port replaying the same frames
-//    forever: each VNF as a one-hop chain and the 4-VNF chain firewall
-//    (1,000 rules) -> nat -> lb -> router (10,000 routes) (also with pools
-//    of at most one instance, which keep no flow pins), next to
-//    dpdk-testpmd io-forward on the same port kind, measured in the same run,
-//    and 4 hops of `forward` (the pod's own cost for a 4-hop chain); then
+//    forever: each VNF as a one-hop chain run hop by hop (the VNF's own
+//    cost in the pod), and the 4-VNF chain firewall (1,000 rules) -> nat ->
+//    lb -> router (10,000 routes) with the chain fast path
+//    (dataplane/chain_fast_path.h), hop by hop, and hop by hop with pools of
+//    at most one instance (which keep no flow pins), next to dpdk-testpmd
+//    io-forward on the same port kind, measured in the same run, and 4 hops
+//    of `forward` hop by hop (the pod's own cost for a 4-hop chain); then
 //    bench/lean_chain, the same chain's work as one fused loop with nothing
 //    of the pod or the VNF framework around it, and lean_chain --vnfs, the
 //    chain's four VNF instances back to back without the pod.
@@ -148,12 +150,15 @@ std::string yaml_params(const std::map<std::string, std::string>& params) {
   return out + "}";
 }
 
+// How the pod runs a chain's packets.
+enum class Path { kFast, kHopByHop };
+
 nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, const std::string& tag,
-               const std::vector<VnfCase>& hops, int seconds, const std::string& hop_fields = "") {
+               const std::vector<VnfCase>& hops, int seconds, Path path, const std::string& hop_fields = "") {
   std::ostringstream hop_lines;
   for (const auto& h : hops)
     hop_lines << "      - {vnf: " << h.name << ", site: A" << hop_fields << ", params: " << yaml_params(h.params) << "}\n";
-  const std::string config = nfv::bench::one_site_pod_config("vnfbench_" + tag, pcap, hop_lines.str());
+  const std::string config = nfv::bench::one_site_pod_config("vnfbench_" + tag, pcap, hop_lines.str(), path == Path::kFast);
   const std::string config_path = dir + "/vnfbench_" + tag + ".yaml";
   const std::string stats_path = dir + "/vnfbench_" + tag + ".json";
   std::ofstream(config_path) << config;
@@ -239,8 +244,8 @@ int main(int argc, char** argv) {
     const nfv::bench::Throughput testpmd =
         nfv::bench::median_of(runs, [&] { return nfv::bench::run_testpmd(pcap, seconds, "bench_vnf_testpmd"); });
     // The median of `runs` runs of nfv-pod on `hops`.
-    const auto pod_median = [&](const std::string& tag, const std::vector<VnfCase>& hops, const std::string& hop_fields = "") {
-      return nfv::bench::median_of(runs, [&] { return run_pod(pod, dir, pcap, tag, hops, seconds, hop_fields); });
+    const auto pod_median = [&](const std::string& tag, const std::vector<VnfCase>& hops, Path path, const std::string& hop_fields = "") {
+      return nfv::bench::median_of(runs, [&] { return run_pod(pod, dir, pcap, tag, hops, seconds, path, hop_fields); });
     };
     std::printf("\n%d B frames\n%-36s %10s %16s %12s\n", size, "configuration", "Mpps", "cycles/packet", "vs testpmd");
     std::printf("%-36s %10.2f %16.1f %12s\n", "dpdk-testpmd io-forward", testpmd.mpps, testpmd.cycles_per_packet, "1.000");
@@ -248,30 +253,35 @@ int main(int argc, char** argv) {
     for (const auto& c : vnfs) {
       std::string tag = c.label + std::to_string(size);
       std::replace_if(tag.begin(), tag.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
-      const nfv::bench::Throughput r = pod_median(tag, {c});
+      const nfv::bench::Throughput r = pod_median(tag, {c}, Path::kHopByHop);
       print_row("nfv-pod, 1 hop: " + c.label, r, testpmd);
       ok = ok && r.mpps > 0;
     }
-    const nfv::bench::Throughput r = pod_median("chain" + std::to_string(size), chain);
+    const nfv::bench::Throughput r = pod_median("chain" + std::to_string(size), chain, Path::kFast);
     print_row("nfv-pod, fw(1k)->nat->lb->router(10k)", r, testpmd, true);
+    const nfv::bench::Throughput slow = pod_median("chain_hop_by_hop" + std::to_string(size), chain, Path::kHopByHop);
+    print_row("  same, hop by hop", slow, testpmd, true);
     // Pools that may never scale out keep no flow pins (docs/pod-config.md).
-    const nfv::bench::Throughput single = pod_median("chain_single" + std::to_string(size), chain, ", max_instances: 1");
-    print_row("  same, hops at max_instances: 1", single, testpmd, true);
-    const nfv::bench::Throughput bare = pod_median("forward4_" + std::to_string(size), {vnfs[0], vnfs[0], vnfs[0], vnfs[0]});
-    print_row("nfv-pod, 4 hops of forward", bare, testpmd);
+    const nfv::bench::Throughput single = pod_median("chain_single" + std::to_string(size), chain, Path::kHopByHop, ", max_instances: 1");
+    print_row("  same, hop by hop, max_instances: 1", single, testpmd, true);
+    const nfv::bench::Throughput bare = pod_median("forward4_" + std::to_string(size), {vnfs[0], vnfs[0], vnfs[0], vnfs[0]}, Path::kHopByHop);
+    print_row("nfv-pod, 4 hops of forward, hop by hop", bare, testpmd);
     const nfv::bench::Throughput lean = nfv::bench::median_of(runs, [&] { return run_lean_chain(pcap, seconds); });
     print_row("lean_chain: same work, one loop", lean, testpmd, true);
     const nfv::bench::Throughput no_pod = nfv::bench::median_of(runs, [&] { return run_lean_chain(pcap, seconds, dir); });
     print_row("lean_chain --vnfs: the 4 VNFs, no pod", no_pod, testpmd, true);
-    ok = ok && r.mpps > 0 && single.mpps > 0 && bare.mpps > 0 && lean.mpps > 0 && no_pod.mpps > 0;
+    ok = ok && r.mpps > 0 && slow.mpps > 0 && single.mpps > 0 && bare.mpps > 0 && lean.mpps > 0 && no_pod.mpps > 0;
     // 3. What the target leaves for the four VNFs, next to what their lookups alone cost.
     const double budget = testpmd.cycles_per_packet / 0.25, floor = bare.cycles_per_packet + lookups.chain();
-    std::printf("floor: pod with 4 no-op hops %.1f + the chain's DPDK lookups %.1f = %.1f cycles/packet (at best %.3f of testpmd);"
+    std::printf("floor, hop by hop: pod with 4 no-op hops %.1f + the chain's DPDK lookups %.1f = %.1f cycles/packet (at best %.3f of testpmd);"
                 " 25%% of testpmd allows %.1f, leaving the 4 VNFs %.1f\n",
                 bare.cycles_per_packet, lookups.chain(), floor, floor > 0 ? testpmd.cycles_per_packet / floor : 0, budget,
                 budget - bare.cycles_per_packet);
     std::printf("framework: over the chain's work in one loop, the VNFs add %.1f cycles/packet and the pod (max_instances: 1) %.1f more\n",
                 no_pod.cycles_per_packet - lean.cycles_per_packet, single.cycles_per_packet - no_pod.cycles_per_packet);
+    std::printf("fast path: the chain costs %.1f cycles/packet against %.1f hop by hop (%.2fx the rate), %.1f over lean_chain\n",
+                r.cycles_per_packet, slow.cycles_per_packet, slow.mpps > 0 ? r.mpps / slow.mpps : 0,
+                r.cycles_per_packet - lean.cycles_per_packet);
   }
   return ok ? 0 : 1;
 }

@@ -15,8 +15,9 @@ struct ChainMeta {
   uint16_t chain;        // index into the pod's chains
   uint8_t site;          // site the packet is at now
   uint8_t next_stage;    // 1..hops for a hop, hops+1 for the egress
+  uint32_t fast_path_tag = 0;  // non-zero: the chain fast path is recording this packet's flow
 };
-static_assert(sizeof(ChainMeta) == 16);
+static_assert(sizeof(ChainMeta) == 24);
 
 // Registers the dynfield; call once after EAL init. Throws on failure.
 void register_chain_meta_field();

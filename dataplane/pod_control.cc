@@ -210,7 +210,7 @@ static bool reads_only(const std::string& request) { return request == "top" || 
 // changes state stands: the pool hands it to the instances it starts later,
 // so a scaled-out lb knows which backends are down. The control server
 // leaves VNF requests to us.
-static std::string vnf_request(const PodRuntime& pod, int chain, const nfv::control::Request& request, nfv::control::VnfReply* out) {
+static std::string vnf_request(PodRuntime& pod, int chain, const nfv::control::Request& request, nfv::control::VnfReply* out) {
   const auto& r = request.vnf();
   if (!reads_only(r.request()) && request.token() != pod.layout.control.token) return "wrong token";
   const int flat = pod.hop_base[chain] + static_cast<int>(r.hop()) - 1;
@@ -222,6 +222,8 @@ static std::string vnf_request(const PodRuntime& pod, int chain, const nfv::cont
       if (pool->state(s) == InstanceState::kFree || (r.instance_id() && pool->slot(s).id != r.instance_id())) continue;
       std::string reply;
       if (!pool->slot(s).vnf->control(r.request(), reply)) return "instance " + std::to_string(pool->slot(s).id) + ": " + reply;
+      // What the VNF remembered of its flows may no longer hold (chain_fast_path.h).
+      if (!reads_only(r.request())) pod.vnf_changes.fetch_add(1, std::memory_order_release);
       auto* i = out->add_instances();
       i->set_instance_id(pool->slot(s).id);
       i->set_site(pod.layout.sites[sites[k]].name);

@@ -454,6 +454,7 @@ void build_chains(const PodConfig& config, PodLayout& layout) {
         chain.ingress_ports.push_back(port);
       }
     }
+    if (c.has_fast_path()) chain.fast_path = c.fast_path();
     check_route(layout, chain, field);
     layout.chains.push_back(std::move(chain));
   }
@@ -525,6 +526,10 @@ PodLayout build_pod_layout(const PodConfig& config) {
     if (layout.mempool_mbufs < 1024) throw ConfigError("mempool.mbufs", "at least 1024 mbufs");
   }
   if (config.link_wait_ms()) layout.link_wait_ms = config.link_wait_ms();
+  if (config.has_fast_path_flows()) {
+    if (config.fast_path_flows() > 65536) throw ConfigError("fast_path_flows", "at most 65536 flow records per worker (0 = off)");
+    layout.fast_path_flows = config.fast_path_flows();
+  }
   if (config.has_control()) build_control(config.control(), layout.control);
   return layout;
 }

@@ -104,6 +104,7 @@ struct ChainInfo {
   std::vector<int> stage_site;   // size hops + 2
   std::vector<CompiledRule> rules;
   std::vector<int> ingress_ports;  // ports whose rx may enter this chain
+  bool fast_path = true;           // chain_fast_path.h; taken where the chain allows it
 
   int stage_count() const { return static_cast<int>(stage_site.size()); }
   // Sites that may run `stage` (its hop's placements, or the stage's one site).
@@ -137,6 +138,7 @@ struct PodLayout {
   uint32_t mempool_mbufs = 32767;
   uint32_t mempool_cache = 256;
   uint32_t link_wait_ms = 10000;
+  uint32_t fast_path_flows = 4096;  // records per worker; 0: no chain fast path
   ControlSettings control;
 
   int link_between(int from, int to) const { return link_index[from * sites.size() + to]; }

@@ -76,6 +76,9 @@ struct PodRuntime {
   int hop_total = 0;
   int worker_count = 1;
   std::atomic<RunState> state{RunState::kForwarding};
+  // VNF control requests carried out that may change how a VNF treats a
+  // flow (lb backends): each ends the chain fast path's records.
+  std::atomic<uint32_t> vnf_changes{0};
   std::atomic<int> workers_running{0};
 
   // Instance pools by pool index (null for placements at other pods' sites);

@@ -118,6 +118,7 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
       cs->set_in_bytes(cs->in_bytes() + load(cc.in_bytes));
       cs->set_out_packets(cs->out_packets() + load(cc.out_packets));
       cs->set_out_bytes(cs->out_bytes() + load(cc.out_bytes));
+      cs->set_fast_path_packets(cs->fast_path_packets() + load(cc.fast_path_packets));
       latency.merge(cc.latency);
     }
     for (int r = 0; r < kDropReasonCount; ++r) {

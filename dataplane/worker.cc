@@ -25,7 +25,6 @@ constexpr uint64_t kMinSleepNs = 20'000;
 constexpr uint64_t kMaxSleepNs = 200'000;
 constexpr uint64_t kDrainTimeoutNs = 5'000'000'000ull;
 constexpr int kReleaseBurstsPerLoop = 8;  // 256 packets per link per loop
-constexpr uint64_t kBusySampleEvery = 16;
 
 DropReason drop_reason_of(ParseStatus status) {
   switch (status) {
@@ -77,6 +76,7 @@ void Worker::prepare() {
     links_.push_back(std::make_unique<WanLink>(link.params.queue_packets, pod_.start_tsc));
     link_matrix_[link.from * sites + link.to] = links_.back().get();
   }
+  prepare_fast_path();
   counters_.ports.resize(layout.ports.size());
   counters_.chains.resize(layout.chains.size());
   counters_.hops.resize(hop_places_.size());
@@ -319,6 +319,7 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
   }
   record_run();
   cc.out_bytes += bytes;
+  if (recording_) complete_recordings(pkts, n);
   send_burst_to_port(route.egress_port, pkts, n, bytes);
 }
 
@@ -342,11 +343,23 @@ void Worker::send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uin
   }
 }
 
+int Worker::lone_slot(int hop, const PoolView& view) const {
+  if (view.active != 1) return -1;
+  // No flow pins to keep (stateless, or a pool of at most one instance): the active one.
+  if (!affinity_[hop]) return view.maglev.empty() ? -1 : view.maglev[0];
+  // Pins to keep: only while no other instance is left draining, in slot 0.
+  return view.slots_in_use == 1 ? 0 : -1;
+}
+
+// Our own instance, nothing queued ahead and no rate to enforce: a burst is
+// served now rather than through the queue (same order, fewer cycles).
+bool Worker::serves_inline(const Instance& instance) const {
+  return instance.owner == index_ && instance.bucket.unlimited() && rte_ring_count(instance.queue) == 0;
+}
+
 void Worker::enqueue_instance(int hop, int slot, rte_mbuf** pkts, uint16_t n) {
   Instance& instance = pod_.pools[hop]->slot(slot);
-  // Our own instance, nothing queued ahead and no rate to enforce: serve the
-  // burst now rather than through the queue (same order, fewer cycles).
-  if (instance.owner == index_ && instance.bucket.unlimited() && rte_ring_count(instance.queue) == 0) {
+  if (serves_inline(instance)) {
     counters_.hops[hop].steered += n;
     return serve(hop, instance, pkts, n);
   }
@@ -368,18 +381,15 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
     for (uint16_t i = 0; i < n; ++i) drop_in_chain(pkts[i], DropReason::no_route);
     return;
   }
-  if (view.active == 1 && view.maglev.size() && !affinity_[hop]) {
-    // One instance and no flow pins to keep (stateless, or a pool of at most
-    // one instance): the whole burst goes there.
-    return enqueue_instance(hop, view.maglev[0], pkts, n);
-  }
-  if (view.active == 1 && view.slots_in_use == 1 && affinity_[hop]) {
-    // One instance and no other left draining: all goes to slot 0, and the
-    // flows are remembered for when the pool grows (flow_affinity.h).
-    uint32_t hashes[kMaxVnfBurst];
-    for (uint16_t i = 0; i < n; ++i) hashes[i] = chain_meta(pkts[i]).flow_hash;
-    affinity_[hop]->note_single(hashes, n, view);
-    return enqueue_instance(hop, 0, pkts, n);
+  const int lone = lone_slot(hop, view);
+  if (lone >= 0) {
+    // With pins to keep, the flows are remembered for when the pool grows (flow_affinity.h).
+    if (affinity_[hop]) {
+      uint32_t hashes[kMaxVnfBurst];
+      for (uint16_t i = 0; i < n; ++i) hashes[i] = chain_meta(pkts[i]).flow_hash;
+      affinity_[hop]->note_single(hashes, n, view);
+    }
+    return enqueue_instance(hop, lone, pkts, n);
   }
   uint16_t slots[kMaxVnfBurst];
   pick_slots(hop, view, pkts, n, slots);
@@ -461,7 +471,8 @@ void Worker::serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n) {
   uint64_t bytes_in = 0;
   for (uint16_t i = 0; i < n; ++i) bytes_in += rte_pktmbuf_pkt_len(burst[i]);
   uint16_t n_dropped = 0;
-  const uint16_t kept = instance.vnf->process(burst, n, dropped, &n_dropped);
+  const uint16_t kept = recording_ ? process_noting_tickets(hop, instance, burst, n, dropped, &n_dropped)
+                                   : instance.vnf->process(burst, n, dropped, &n_dropped);
   if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
   uint64_t bytes_out = bytes_in;
   if (n_dropped || kept != n) {
@@ -500,12 +511,12 @@ void Worker::handle_rx(int port, rte_mbuf** pkts, uint16_t n) {
   uint64_t run_bytes = 0, rx_bytes = 0;
   int run_chain = kNoIndex;
   const int site = pod_.layout.ports[port].site;
-  const auto enter_chain = [&] {
+  const auto enter_run = [&] {
     if (run_length == 0) return;
     ChainCounters& cc = counters_.chains[run_chain];
     cc.in_packets += run_length;
     cc.in_bytes += run_bytes;
-    advance(run_chain, 1, site, run, run_length);
+    enter_chain(run_chain, site, run, run_length);
     run_length = 0;
     run_bytes = 0;
   };
@@ -514,13 +525,13 @@ void Worker::handle_rx(int port, rte_mbuf** pkts, uint16_t n) {
     rx_bytes += bytes;
     const int chain = classify_rx(port, site, pkts[i]);
     if (chain == kNoIndex) continue;
-    if (chain != run_chain || run_length == kMaxVnfBurst) enter_chain();
+    if (chain != run_chain || run_length == kMaxVnfBurst) enter_run();
     run_chain = chain;
     run[run_length] = pkts[i];
     run_length++;
     run_bytes += bytes;
   }
-  enter_chain();
+  enter_run();
   counters_.ports[port].rx_bytes += rx_bytes;
 }
 
@@ -699,9 +710,11 @@ void Worker::drain_on_stop() {
 
 void Worker::load_snapshot() {
   const RoutingSnapshot* latest = pod_.snapshot.load(std::memory_order_acquire);
-  if (latest == snapshot_) return;
-  snapshot_ = latest;
-  for (std::size_t l = 0; l < links_.size(); ++l) links_[l]->use(&snapshot_->links[l]);
+  if (latest != snapshot_) {
+    snapshot_ = latest;
+    for (std::size_t l = 0; l < links_.size(); ++l) links_[l]->use(&snapshot_->links[l]);
+  }
+  if (fast_path_) check_fast_path_generation();
 }
 
 void Worker::expire_idle_flows() {

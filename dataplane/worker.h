@@ -9,6 +9,7 @@
 
 #include <rte_mbuf.h>
 
+#include "chain_fast_path.h"
 #include "pod_runtime.h"
 #include "flow_affinity.h"
 #include "vnf.h"
@@ -61,11 +62,26 @@ class Worker {
   void enter(rte_mbuf* m, int chain, uint32_t flow_hash, int site);
   void ingest_nsh(rte_mbuf* m);
   void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n, bool site_chosen = false);
+  // The chain fast path (worker_fast_path.cc): packets entering `chain` at
+  // `site` go through it where their flow's record holds, the rest advance.
+  void enter_chain(int chain, int site, rte_mbuf** pkts, uint16_t n);
+  bool fast_path_open(int chain, Instance** instances);
+  uint16_t repeatable_prefix(int chain, rte_mbuf** pkts, uint16_t n, FastPathRecord** records);
+  uint16_t slow_prefix(int chain, rte_mbuf** pkts, uint16_t n);
+  void repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, Instance* const* instances);
+  uint16_t process_noting_tickets(int hop, Instance& instance, rte_mbuf** burst, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped);
+  void complete_recordings(rte_mbuf** pkts, uint16_t n);
+  void check_fast_path_generation();
+  void prepare_fast_path();
+  // The one slot a pool sends everything to, when it makes no per-flow
+  // choice (one active instance, no pins to keep apart); else -1.
+  int lone_slot(int hop, const PoolView& view) const;
   void send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n);
   void steer(int hop, rte_mbuf** pkts, uint16_t n);
   void pick_slots(int hop, const PoolView& view, rte_mbuf** pkts, uint16_t n, uint16_t* slots);
   static constexpr uint16_t kNoSlot = UINT16_MAX;
   void enqueue_instance(int hop, int slot, rte_mbuf** pkts, uint16_t n);
+  bool serves_inline(const Instance& instance) const;
   void serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n);
   bool run_instances();
   uint16_t run_instance(int hop, Instance& instance);
@@ -84,6 +100,9 @@ class Worker {
   uint64_t queued_in_owned_instances() const;
   void load_snapshot();
   void expire_idle_flows();
+
+  // Busy time is sampled: one burst in this many is timed (and scaled up).
+  static constexpr uint64_t kBusySampleEvery = 16;
 
   int index_;
   PodRuntime& pod_;
@@ -104,6 +123,14 @@ class Worker {
   uint32_t idle_loops_ = 0;
   uint64_t queued_snapshot_ = 0;  // packets in owned instance queues, last looked
   bool queues_used_ = false;      // this worker has put packets in an instance queue
+  // The chain fast path: its records, the chains that may take it, and what
+  // ends its generation (a new snapshot, a VNF control request).
+  std::unique_ptr<ChainFastPath> fast_path_;
+  std::vector<uint8_t> chain_fast_;        // by chain
+  uint64_t fast_path_snapshot_version_ = 0;
+  uint32_t fast_path_vnf_changes_ = 0;
+  bool recording_ = false;                 // packets tagged for recording are on their way
+  uint64_t fast_bursts_ = 0;               // for sampling busy time
 };
 
 }  // namespace nfv

@@ -15,6 +15,18 @@ namespace nfv {
 // fold takes a fixed four steps: no loop, no branch.
 class ChecksumDelta {
  public:
+  ChecksumDelta() = default;
+  // A delta kept as folded() and applied later (the chain fast path keeps one per flow).
+  static ChecksumDelta from_folded(uint32_t folded) {
+    ChecksumDelta d;
+    d.sum_ = folded;
+    return d;
+  }
+  uint32_t folded() const {
+    uint64_t sum = (sum_ & 0xffffffff) + (sum_ >> 32);
+    return static_cast<uint32_t>((sum & 0xffffffff) + (sum >> 32));
+  }
+
   void replace32(uint32_t old_value, uint32_t new_value) {
     sum_ += static_cast<uint32_t>(~old_value);
     sum_ += new_value;

@@ -194,7 +194,7 @@ class FirewallVnf final : public Vnf {
     for (uint32_t j = 0; j < n_cache_keys; ++j) {
       uint32_t userdata;
       if (cache_.find(cache_keys[j], cache_hashes[j], userdata)) {
-        verdict[cache_index[j]] = decide(userdata);
+        verdict[cache_index[j]] = decide_ipv4(cache_index[j], userdata);
         continue;
       }
       missed[n4] = static_cast<uint16_t>(j);
@@ -209,12 +209,21 @@ class FirewallVnf final : public Vnf {
     }
     if (n6 && ctx6_) rte_acl_classify(ctx6_, data6, result6, n6, 1);
     else std::fill_n(result6, n6, 0u);
-    for (uint32_t j = 0; j < n4; ++j) verdict[index4[j]] = decide(result4[j]);
+    for (uint32_t j = 0; j < n4; ++j) verdict[index4[j]] = decide_ipv4(index4[j], result4[j]);
     for (uint32_t j = 0; j < n6; ++j) verdict[index6[j]] = decide(result6[j]);
     return compact_burst(pkts, n, dropped, n_dropped, [&](uint16_t i) { return verdict[i] == 1; });
   }
 
   bool stateful() const override { return false; }
+
+  // The rules never change: an allowed IPv4 flow stays allowed by the same rule.
+  bool repeats_flows() const override { return true; }
+  void repeat(const FlowTicket* const* tickets, uint16_t n, uint64_t) override {
+    uint64_t by_default = 0;
+    for (uint16_t i = 0; i < n; ++i) by_default += tickets[i]->data == kAllowedByDefault;
+    default_allowed_ += by_default;
+    allowed_ += n - by_default;
+  }
 
   void visit_counters(const CounterVisitor& visit) const override {
     visit("rules", rule_actions_.size() - 1);
@@ -228,6 +237,16 @@ class FirewallVnf final : public Vnf {
   }
 
  private:
+  // A ticket's data: which counter an allowed flow's packets go to.
+  static constexpr uint32_t kAllowedByRule = 0, kAllowedByDefault = 1;
+
+  // decide() for the burst's IPv4 packet i, with its ticket when allowed.
+  uint8_t decide_ipv4(uint16_t i, uint32_t userdata) {
+    const uint8_t verdict = decide(userdata);
+    if (verdict == 0) issue_ticket(i, FlowTicket{nullptr, 0, userdata == 0 ? kAllowedByDefault : kAllowedByRule});
+    return verdict;
+  }
+
   // rte_acl userdata: 1 + the rule's line order; 0 = no rule matched.
   uint8_t decide(uint32_t userdata) {
     if (userdata == 0) {

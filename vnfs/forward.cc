@@ -11,10 +11,15 @@ class ForwardVnf final : public Vnf {
 
   uint16_t process(rte_mbuf**, uint16_t n, rte_mbuf**, uint16_t*) override {
     bursts_++;
+    if (tickets_wanted())
+      for (uint16_t i = 0; i < n; ++i) issue_ticket(i, FlowTicket{});
     return n;
   }
 
   bool stateful() const override { return false; }
+
+  bool repeats_flows() const override { return true; }
+  void repeat(const FlowTicket* const*, uint16_t, uint64_t) override { bursts_++; }
 
   void visit_counters(const CounterVisitor& visit) const override { visit("bursts", read_counter(bursts_)); }
 

@@ -71,6 +71,7 @@ struct alignas(8) Connection {
   uint16_t service;
   uint16_t backend;
   bool active;
+  uint32_t generation;  // bumped when the connection ends or moves: ends its flow tickets
 };
 
 constexpr size_t kMaxServices = 64;
@@ -184,13 +185,15 @@ class LoadBalancerVnf final : public Vnf {
     expire_some(now);
     // Pass 1: keys and services; one bulk lookup per table; pass 2: decisions and rewrites.
     TwoWayBurst<Pending> burst;
-    burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const HeaderLayout& h, Pending& q) { return prepare(m, h, q); });
+    burst.classify_all(input_, pkts, n, [this](uint16_t, rte_mbuf* m, const HeaderLayout& h, Pending& q) { return prepare(m, h, q); });
     burst.look_up(conn_table_, conn_cache_, [this](int32_t pos, const Tuple& key) { return holds(pos, &Connection::client, key); },
                   reply_table_, reply_cache_, [this](int32_t pos, const Tuple& key) { return holds(pos, &Connection::reply, key); });
     bool created = false;
     for (uint32_t j = 0; j < burst.n_forward; ++j) {
       const uint16_t i = burst.forward_index[j];
-      if (!to_backend(burst.pending[i], burst.forward_pos[j], tables_[buffer], now, created)) burst.verdict[i] = kDropIt;
+      const int32_t pos = to_backend(burst.pending[i], burst.forward_pos[j], tables_[buffer], now, created);
+      if (pos == kDropped) burst.verdict[i] = kDropIt;
+      else if (pos >= 0) issue_ticket(i, FlowTicket{&conns_[pos].generation, conns_[pos].generation, static_cast<uint32_t>(pos) << 1});
     }
     for (uint32_t j = 0; j < burst.n_reverse; ++j) {
       Pending& q = burst.pending[burst.reverse_index[j]];
@@ -201,16 +204,32 @@ class LoadBalancerVnf final : public Vnf {
         not_vip_++;
         continue;
       }
-      Connection& c = conns_[reinterpret_cast<uintptr_t>(data)];
+      const auto pos = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data));
+      Connection& c = conns_[pos];
       c.last_seen = now;
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4, services_[c.service].vip, q.key.protocol, q.checksum);
       to_client_++;
+      issue_ticket(burst.reverse_index[j], FlowTicket{&c.generation, c.generation, pos << 1 | kToClientBit});
     }
     in_use_.store(-1, std::memory_order_release);
     return burst.compact(pkts, n, dropped, n_dropped);
   }
 
   bool stateful() const override { return true; }
+
+  // Backends go up and down only through control(), after which the pod
+  // ends every ticket; a connection's own end or move bumps its generation.
+  bool repeats_flows() const override { return true; }
+  void upkeep(uint64_t now) override { expire_some(now); }
+  void repeat(const FlowTicket* const* tickets, uint16_t n, uint64_t now) override {
+    uint64_t to_client = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      conns_[tickets[i]->data >> 1].last_seen = now;
+      to_client += tickets[i]->data & kToClientBit;
+    }
+    to_client_ += to_client;
+    to_backend_ += n - to_client;
+  }
 
   std::shared_ptr<const OwnerSlot> owner_slot() const override { return steering_; }
 
@@ -366,8 +385,14 @@ class LoadBalancerVnf final : public Vnf {
     return q.service >= 0 ? kToService : kMaybeReply;
   }
 
-  // Picks (or keeps) the connection's backend and rewrites the destination; false to drop.
-  bool to_backend(const Pending& q, int32_t pos, const std::vector<std::vector<int32_t>>& tables, uint64_t now, bool& created) {
+  // Ticket data: the connection's position, and this bit for a reply.
+  static constexpr uint32_t kToClientBit = 1;
+  static constexpr int32_t kDropped = -2, kNoConnection = -1;
+
+  // Picks (or keeps) the connection's backend and rewrites the destination.
+  // Returns the connection's position, kNoConnection when the table had no
+  // room (rewritten all the same), or kDropped.
+  int32_t to_backend(const Pending& q, int32_t pos, const std::vector<std::vector<int32_t>>& tables, uint64_t now, bool& created) {
     const int service = q.service;
     if (pos < 0) pos = rte_hash_lookup(conn_table_, &q.key);  // opened earlier in this burst
     int32_t backend;
@@ -380,11 +405,12 @@ class LoadBalancerVnf final : public Vnf {
       backend = table[hash % table.size()];
       if (backend < 0) {
         no_backend_++;
-        return false;
+        return kDropped;
       }
       if (pos >= 0) {
         // Its backend went down: this connection (only) moves.
         rte_hash_del_key(reply_table_, &conns_[pos].reply);
+        conns_[pos].generation++;
         moved_++;
       } else {
         pos = rte_hash_add_key(conn_table_, &q.key);
@@ -421,7 +447,7 @@ class LoadBalancerVnf final : public Vnf {
     if (pos >= 0) conns_[pos].last_seen = now;
     rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4 + 2, services_[service].backends[backend].at, q.key.protocol, q.checksum);
     to_backend_++;
-    return true;
+    return pos >= 0 ? pos : kNoConnection;
   }
 
   static void rewrite(uint8_t* ip, uint8_t* addr, uint8_t* port, const Endpoint& to, uint8_t protocol, uint8_t* l4_checksum) {
@@ -444,6 +470,7 @@ class LoadBalancerVnf final : public Vnf {
       rte_hash_del_key(conn_table_, &c.client);
       rte_hash_del_key(reply_table_, &c.reply);
       c.active = false;
+      c.generation++;
       active_conns_--;
       expired_++;
     });

@@ -51,6 +51,7 @@ struct Session {
   uint64_t last_seen;  // TSC
   bool active;
   bool closing;  // TCP: FIN or RST seen, the transitory timeout applies
+  uint32_t generation;  // bumped when the session is released: ends its flow tickets
 };
 
 enum ProtoIndex { kTcp, kUdp, kIcmp, kProtocols };
@@ -163,7 +164,8 @@ class NatVnf final : public Vnf {
     // Pass 1 finds each packet's direction and key; one bulk lookup per
     // direction; pass 2 rewrites.
     TwoWayBurst<Pending> burst;
-    burst.classify_all(input_, pkts, n, [this](rte_mbuf* m, const HeaderLayout& h, Pending& q) { return classify(m, h, q); });
+    burst.classify_all(input_, pkts, n,
+                       [this](uint16_t i, rte_mbuf* m, const HeaderLayout& h, Pending& q) { return classify(i, m, h, q); });
     burst.look_up(out_table_, out_cache_, [this](int32_t pos, const NatKey& key) { return holds(pos, &Session::inside, key); },
                   in_table_, in_cache_, [this](int32_t pos, const NatKey& key) { return holds(pos, &Session::outside, key); });
     Pending* const pending = burst.pending;
@@ -189,6 +191,7 @@ class NatVnf final : public Vnf {
       if (q.l4.proto == kTcp) note_tcp_flags(sess, q.l4.tcp_flags);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4.src_port, sess.outside, q.l4);
       translated_out_++;
+      if (peer == kNotHairpin && q.l4.proto != kIcmp) issue_session_ticket(i, sess, pos, kOutbound, q.l4.proto);
       if (peer >= 0) {
         Session& to = sessions_[peer];
         to.last_seen = now;
@@ -209,11 +212,30 @@ class NatVnf final : public Vnf {
       if (q.l4.proto == kTcp) note_tcp_flags(sess, q.l4.tcp_flags);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4.dst_port, sess.inside, q.l4);
       translated_in_++;
+      if (q.l4.proto != kIcmp) issue_session_ticket(i, sess, burst.reverse_data[j], kInbound, q.l4.proto);
     }
     return burst.compact(pkts, n, dropped, n_dropped);
   }
 
   bool stateful() const override { return true; }
+
+  bool repeats_flows() const override { return true; }
+  void upkeep(uint64_t now) override { expire_some(now); }
+  void repeat(const FlowTicket* const* tickets, uint16_t n, uint64_t now) override {
+    uint64_t inbound = 0, passed = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      const uint32_t data = tickets[i]->data;
+      if (data == kPassedData) {
+        passed++;
+        continue;
+      }
+      sessions_[data >> 1].last_seen = now;
+      inbound += data & 1;
+    }
+    not_translated_ += passed;
+    translated_in_ += inbound;
+    translated_out_ += n - passed - inbound;
+  }
 
   std::shared_ptr<const OwnerSlot> owner_slot() const override {
     if (share_.slots == 1) return nullptr;
@@ -294,8 +316,20 @@ class NatVnf final : public Vnf {
     return false;
   }
 
+  // Ticket data: a session's position and direction (low bit: inbound), or
+  // a packet passed untranslated (neither from inside nor to an external address).
+  static constexpr uint32_t kPassedData = UINT32_MAX;
+
+  // The ticket of packet i translated by session `pos`: it holds while the
+  // session lives; TCP flags that change the session's state need process().
+  void issue_session_ticket(uint16_t i, const Session& s, int32_t pos, TwoWayVerdict direction, ProtoIndex proto) {
+    const uint32_t data = static_cast<uint32_t>(pos) << 1 | (direction == kInbound);
+    issue_ticket(i, FlowTicket{&s.generation, s.generation, data}, 0,
+                 proto == kTcp ? RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG | RTE_TCP_RST_FLAG : 0);
+  }
+
   // Direction and lookup key of a sound IPv4 packet, or the verdict when it needs no lookup.
-  uint8_t classify(rte_mbuf* m, const HeaderLayout& h, Pending& q) {
+  uint8_t classify(uint16_t i, rte_mbuf* m, const HeaderLayout& h, Pending& q) {
     if (h.family != AddressFamily::kIpv4) {
       ipv6_passed_++;
       return kPassIt;
@@ -308,6 +342,7 @@ class NatVnf final : public Vnf {
     const bool inbound = !outbound && is_external(dst);
     if (!outbound && !inbound) {
       not_translated_++;
+      issue_ticket(i, FlowTicket{nullptr, 0, kPassedData});
       return kPassIt;
     }
     if (!locate_l4(m, h, q.ip, outbound, q.l4)) {
@@ -358,7 +393,7 @@ class NatVnf final : public Vnf {
         return -1;
       }
       free_top_[pool]--;
-      sessions_[pos] = Session{inside, outside, now, true, false};
+      sessions_[pos] = Session{inside, outside, now, true, false, sessions_[pos].generation};
       out_cache_.remember_key(inside, pos);  // a flow's second packet is answered by the cache
       in_cache_.remember_key(outside, pos);
       created_++;
@@ -418,6 +453,7 @@ class NatVnf final : public Vnf {
       free_ports_[pool][free_top_[pool]++] = rte_be_to_cpu_16(s.outside.port);
     }
     s.active = false;
+    s.generation++;
     active_sessions_--;
     expired_++;
   }

@@ -157,11 +157,17 @@ class RouterVnf final : public Vnf {
     for (uint32_t j = 0; j < n4; ++j) {
       const uint16_t i = index4[j];
       verdict[i] = forward4(pkts[i], l3[i], hop4[j]);
+      // Routed by its destination alone; the fast path checks the TTL itself.
+      if (verdict[i] == 0) issue_ticket(i, FlowTicket{}, rewrite_src_ ? kWritesEthDst | kWritesEthSrc : kWritesEthDst);
     }
     return compact_burst(pkts, n, dropped, n_dropped, [&](uint16_t i) { return verdict[i] == 1; });
   }
 
   bool stateful() const override { return false; }
+
+  // The routes never change after init.
+  bool repeats_flows() const override { return true; }
+  void repeat(const FlowTicket* const*, uint16_t n, uint64_t) override { forwarded_ += n; }
 
   void visit_counters(const CounterVisitor& visit) const override {
     visit("routes", routes_);

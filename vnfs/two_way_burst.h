@@ -37,8 +37,8 @@ struct TwoWayBurst {
   int32_t forward_pos[kMaxVnfBurst];   // position in the forward table, or < 0
   int32_t reverse_data[kMaxVnfBurst];  // the reverse table's data (a record index), or < 0
 
-  // Pass 1: the input policy's verdict, then classify(m, layout, pending),
-  // which returns the packet's TwoWayVerdict, for packets to process.
+  // Pass 1: the input policy's verdict, then classify(i, m, layout,
+  // pending), which returns the packet's TwoWayVerdict, for packets to process.
   template <typename Classify>
   void classify_all(InputPolicy& input, rte_mbuf** pkts, uint16_t n, Classify&& classify) {
     for (uint16_t i = 0; i < n; ++i) {
@@ -46,7 +46,7 @@ struct TwoWayBurst {
       const InputVerdict v = input.check(pkts[i], h);
       verdict[i] = v == InputVerdict::kDrop ? kDropIt : kPassIt;
       if (v != InputVerdict::kProcess) continue;
-      verdict[i] = classify(pkts[i], h, pending[i]);
+      verdict[i] = classify(i, pkts[i], h, pending[i]);
       if (verdict[i] == kForward) forward_index[n_forward++] = i;
       else if (verdict[i] == kReverse) reverse_index[n_reverse++] = i;
     }

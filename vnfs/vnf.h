@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "flow_ticket.h"
+
 struct rte_mbuf;
 
 namespace nfv {
@@ -102,6 +104,38 @@ class Vnf {
     reply = "this VNF takes no requests ('" + request + "')";
     return false;
   }
+
+  // The chain fast path (flow_ticket.h). A VNF that can say, per packet,
+  // that its treatment of the packet's flow repeats returns true here and
+  // fills tickets in process() when tickets_ is set (issue_ticket).
+  virtual bool repeats_flows() const { return false; }
+  // The per-burst upkeep process() does before its packets (expiry sweeps):
+  // the fast path calls it for a burst it takes past the VNF, before it
+  // checks the burst's tickets.
+  virtual void upkeep(uint64_t /*now_tsc*/) {}
+  // Packets whose tickets held went by without process(): do to the flow
+  // state and the counters what process() would have done to them.
+  virtual void repeat(const FlowTicket* const* /*tickets*/, uint16_t /*n*/, uint64_t /*now_tsc*/) {}
+
+  // process() that also answers for each packet pkts[i] in tickets[i]
+  // (tickets start as not repeatable).
+  uint16_t process_with_tickets(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped, FlowTicketOut* tickets) {
+    for (uint16_t i = 0; i < n; ++i) tickets[i] = FlowTicketOut{};
+    tickets_ = tickets;
+    const uint16_t kept = process(pkts, n, dropped, n_dropped);
+    tickets_ = nullptr;
+    return kept;
+  }
+
+ protected:
+  // Inside process(): the answer for the burst's i-th packet, if asked.
+  void issue_ticket(uint16_t i, const FlowTicket& ticket, uint8_t writes = 0, uint8_t tcp_slow_flags = 0) {
+    if (tickets_) tickets_[i] = FlowTicketOut{ticket, true, writes, tcp_slow_flags};
+  }
+  bool tickets_wanted() const { return tickets_ != nullptr; }
+
+ private:
+  FlowTicketOut* tickets_ = nullptr;  // set only during process_with_tickets
 };
 
 // Ends a burst in process()'s contract: packets for which drop_if(i) holds
