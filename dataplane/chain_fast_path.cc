@@ -61,6 +61,7 @@ uint32_t ChainFastPath::start_recording(uint32_t flow_hash, const FastPathKey& k
   FastPathRecord& r = record_for(flow_hash);
   r.key = key;
   r.generation = 0;
+  r.recording_generation = generation_;
   r.serial = serial_;
   r.hops = hops;
   r.ticketed = 0;
@@ -70,9 +71,11 @@ uint32_t ChainFastPath::start_recording(uint32_t flow_hash, const FastPathKey& k
   return static_cast<uint32_t>(serial_) << 16 | (flow_hash & mask_);
 }
 
+// A recording that outlived its generation is dropped: a hop that answered
+// may have been replaced since (its stamps would point into a freed VNF).
 FastPathRecord* ChainFastPath::recording(uint32_t tag) {
   FastPathRecord& r = records_[tag & 0xffff];
-  return r.serial == tag >> 16 && r.generation == 0 ? &r : nullptr;
+  return r.serial == tag >> 16 && r.generation == 0 && r.recording_generation == generation_ ? &r : nullptr;
 }
 
 void ChainFastPath::note_ticket(uint32_t tag, int hop, const FlowTicketOut& out) {

@@ -70,6 +70,7 @@ struct alignas(64) FastPathRecord {
   uint8_t out_eth[12];       // destination, source MAC after the chain
   uint32_t ip_delta = 0;     // ChecksumDelta::folded of the IPv4 header
   uint32_t l4_delta = 0;     // ... and of the TCP/UDP checksum
+  uint32_t recording_generation = 0;  // recording: completes only under the generation it began in
   // Then one ticket per hop.
   FlowTicket tickets[kFastPathMaxHops];
 };

@@ -221,9 +221,14 @@ static std::string vnf_request(PodRuntime& pod, int chain, const nfv::control::R
     for (int s = 0; s < kMaxInstancesPerPool; ++s) {
       if (pool->state(s) == InstanceState::kFree || (r.instance_id() && pool->slot(s).id != r.instance_id())) continue;
       std::string reply;
-      if (!pool->slot(s).vnf->control(r.request(), reply)) return "instance " + std::to_string(pool->slot(s).id) + ": " + reply;
-      // What the VNF remembered of its flows may no longer hold (chain_fast_path.h).
-      if (!reads_only(r.request())) pod.vnf_changes.fetch_add(1, std::memory_order_release);
+      // What the VNF remembered of its flows may no longer hold (chain_fast_path.h):
+      // the workers drop their records before the change and again after it,
+      // so none made in between survives.
+      const bool changes = !reads_only(r.request());
+      if (changes) pod.vnf_changes.fetch_add(1, std::memory_order_seq_cst);
+      const bool done = pool->slot(s).vnf->control(r.request(), reply);
+      if (changes) pod.vnf_changes.fetch_add(1, std::memory_order_seq_cst);
+      if (!done) return "instance " + std::to_string(pool->slot(s).id) + ": " + reply;
       auto* i = out->add_instances();
       i->set_instance_id(pool->slot(s).id);
       i->set_site(pod.layout.sites[sites[k]].name);

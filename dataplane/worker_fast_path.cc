@@ -66,24 +66,32 @@ bool Worker::fast_path_open(int chain, Instance** instances) {
 void Worker::enter_chain(int chain, int site, rte_mbuf** pkts, uint16_t n) {
   Instance* instances[kFastPathMaxHops];
   if (!chain_fast_[chain] || !fast_path_open(chain, instances)) return advance(chain, 1, site, pkts, n);
+  check_fast_path_generation();  // a VNF control request just carried out counts from this burst on
   for (uint16_t i = 0; i < n; ++i) fast_path_->prefetch(chain_meta(pkts[i]).flow_hash);
   // What each VNF does first in a burst, done before any ticket is checked.
+  // (Its expiry sweep may so run once more per burst than hop by hop: after
+  // a pause, a sweep that owes a pass catches up in fewer bursts. Either way
+  // only entries idle past their timeout go.)
   const int hops = pod_.routes[chain].egress_stage - 1;
   const uint64_t now = rte_rdtsc();
   for (int h = 0; h < hops; ++h) instances[h]->vnf->upkeep(now);
   // Runs of repeated and of slow packets, in order; a run is checked only
-  // after the slow run before it has changed the VNFs' state.
+  // after the slow run before it has changed the VNFs' state, and repeated
+  // only while no slow run left packets queued at a hop (another worker
+  // may fill the queue of an instance we run): they must not be overtaken.
   FastPathRecord* records[kMaxVnfBurst];
+  bool open = true;
   for (uint16_t at = 0; at < n;) {
-    const uint16_t repeated = repeatable_prefix(chain, pkts + at, static_cast<uint16_t>(n - at), records);
+    const uint16_t repeated = open ? repeatable_prefix(chain, pkts + at, static_cast<uint16_t>(n - at), records) : 0;
     if (repeated) {
       repeat_hops(chain, site, pkts + at, records, repeated, instances);
       at = static_cast<uint16_t>(at + repeated);
       continue;
     }
-    const uint16_t slow = slow_prefix(chain, pkts + at, static_cast<uint16_t>(n - at));
+    const uint16_t slow = open ? slow_prefix(chain, pkts + at, static_cast<uint16_t>(n - at)) : static_cast<uint16_t>(n - at);
     advance(chain, 1, site, pkts + at, slow);
     at = static_cast<uint16_t>(at + slow);
+    open = fast_path_open(chain, instances);
   }
   recording_ = false;  // every tagged packet has left its chain or was dropped
 }

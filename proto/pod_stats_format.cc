@@ -12,11 +12,11 @@ std::string format_pod_stats(const nfv::stats::PodStats& s) {
   for (const auto& p : s.ports())
     text += fmt::format("  {:<12} {:<9} {:<10} {:>12} {:>14} {:>12} {:>14} {:>10}\n", p.name(), p.driver(), p.site(),
                         p.rx_packets(), p.rx_bytes(), p.tx_packets(), p.tx_bytes(), p.default_passed());
-  text += fmt::format("  {:<12} {:>6} {:>12} {:>12} {:>10} {:>10} {:>10}\n", "chain", "spi", "in_pkts", "out_pkts",
-                      "p50_us", "p95_us", "p99_us");
+  text += fmt::format("  {:<12} {:>6} {:>12} {:>12} {:>10} {:>10} {:>10} {:>12}\n", "chain", "spi", "in_pkts", "out_pkts",
+                      "p50_us", "p95_us", "p99_us", "fast_path");
   for (const auto& c : s.chains())
-    text += fmt::format("  {:<12} {:>6} {:>12} {:>12} {:>10.1f} {:>10.1f} {:>10.1f}\n", c.name(), c.id(), c.in_packets(),
-                        c.out_packets(), c.latency().p50_us(), c.latency().p95_us(), c.latency().p99_us());
+    text += fmt::format("  {:<12} {:>6} {:>12} {:>12} {:>10.1f} {:>10.1f} {:>10.1f} {:>12}\n", c.name(), c.id(), c.in_packets(),
+                        c.out_packets(), c.latency().p50_us(), c.latency().p95_us(), c.latency().p99_us(), c.fast_path_packets());
   for (const auto& h : s.hops()) {
     text += fmt::format("  hop {}/{} {} @{}: {} instance(s), in {} out {} dropped {} queue_full {}", h.chain(), h.hop(),
                         h.vnf(), h.site(), h.active_instances(), h.in_packets(), h.out_packets(), h.dropped(), h.queue_full());

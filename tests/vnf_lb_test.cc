@@ -101,6 +101,39 @@ TEST_F(LoadBalancer, BackendDownMovesOnlyItsOwnConnections) {
   EXPECT_FALSE(lb->control("backend down 10.9.9.9:1", reply));
 }
 
+// Two services with one backend, and a client that opens a connection to
+// each from the same port: the backend's replies to it have one tuple. It
+// belongs to the newer connection, whatever the flow cache remembers of the
+// older one; the older's ticket stops holding (the chain fast path must not
+// keep repeating it).
+TEST_F(LoadBalancer, AReplyTupleTwoConnectionsShareGoesToTheNewerOne) {
+  for (const char* cache : {"0", "8192"}) {
+    auto lb = make_vnf("lb", {{"services", "10.0.0.100:80/tcp=10.1.0.1:8080;10.0.0.200:80/tcp=10.1.0.1:8080"}, {"flow_cache", cache}});
+    const auto reply_source = [&] {
+      BurstResult r = run_vnf(*lb, {ipv4_packet(pool_, IPPROTO_TCP, "10.1.0.1", 8080, "192.0.2.5", 40000)});
+      EXPECT_EQ(r.passed.size(), 1u);
+      const std::string source = r.passed.empty() ? "" : ipv4_text(ipv4_of(r.passed[0])->src_addr);
+      r.free_all();
+      return source;
+    };
+    FlowTicketOut first_ticket;
+    std::vector<rte_mbuf*> open1 = {ipv4_packet(pool_, IPPROTO_TCP, "192.0.2.5", 40000, "10.0.0.100", 80)};
+    uint16_t n_dropped = 0;
+    rte_mbuf* dropped[1];
+    ASSERT_EQ(lb->process_with_tickets(open1.data(), 1, dropped, &n_dropped, &first_ticket), 1);
+    rte_pktmbuf_free(open1[0]);
+    ASSERT_TRUE(first_ticket.repeatable);
+    EXPECT_EQ(reply_source(), "10.0.0.100") << "flow_cache " << cache;
+    const uint32_t stamp_before = *first_ticket.ticket.stamp;
+    BurstResult open2 = run_vnf(*lb, {ipv4_packet(pool_, IPPROTO_TCP, "192.0.2.5", 40000, "10.0.0.200", 80)});
+    ASSERT_EQ(open2.passed.size(), 1u);
+    open2.free_all();
+    EXPECT_EQ(reply_source(), "10.0.0.200") << "flow_cache " << cache;
+    EXPECT_EQ(reply_source(), "10.0.0.200") << "flow_cache " << cache << ", asked again (a cache hit now)";
+    EXPECT_NE(*first_ticket.ticket.stamp, stamp_before) << "the older connection's ticket still holds";
+  }
+}
+
 TEST_F(LoadBalancer, MaglevMovesFewNewFlowsWhenABackendLeaves) {
   // Without affinity (two fresh instances), only the removed backend's share changes hands.
   auto all = make_vnf("lb", {{"services", kServices}});

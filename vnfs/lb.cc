@@ -435,7 +435,7 @@ class LoadBalancerVnf final : public Vnf {
         c.active = true;
         // A connection's second packet is answered by the cache.
         conn_cache_.remember_key(c.client, pos);
-        if (rte_hash_add_key_data(reply_table_, &c.reply, reinterpret_cast<void*>(static_cast<uintptr_t>(pos))) < 0) {
+        if (!index_reply(c.reply, pos)) {
           table_full_++;
           c.reply = Tuple{};  // not indexed: no cache check may match it either
         } else {
@@ -448,6 +448,20 @@ class LoadBalancerVnf final : public Vnf {
     rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4 + 2, services_[service].backends[backend].at, q.key.protocol, q.checksum);
     to_backend_++;
     return pos >= 0 ? pos : kNoConnection;
+  }
+
+  // Indexes connection `pos`'s reply tuple. One tuple maps to one
+  // connection: where two share it (one client port to two services with a
+  // common backend), the newer takes it and the older loses it whole, so
+  // neither a cache check nor a flow ticket of the older answers for it.
+  bool index_reply(const Tuple& reply, int32_t pos) {
+    void* owner;
+    if (rte_hash_lookup_data(reply_table_, &reply, &owner) >= 0) {
+      Connection& previous = conns_[reinterpret_cast<uintptr_t>(owner)];
+      previous.reply = Tuple{};
+      previous.generation++;
+    }
+    return rte_hash_add_key_data(reply_table_, &reply, reinterpret_cast<void*>(static_cast<uintptr_t>(pos))) >= 0;
   }
 
   static void rewrite(uint8_t* ip, uint8_t* addr, uint8_t* port, const Endpoint& to, uint8_t protocol, uint8_t* l4_checksum) {
