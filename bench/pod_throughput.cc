@@ -1,7 +1,6 @@
 // pod_throughput: forwarding rate and cycles per packet of nfv-pod on one
 // worker core, next to dpdk-testpmd io-forward on the same kind of port,
-// measured in the same run. Chains of forward take the chain fast path
-// (dataplane/chain_fast_path.h); the 3-hop chain runs hop by hop too.
+// measured in the same run.
 //
 // The port is net_pcap replaying a capture of 64-byte UDP frames (1024
 // flows) forever and dropping what it transmits: both programs pay the
@@ -70,14 +69,12 @@ void write_capture(const std::string& path) {
   pcap_close(dead);
 }
 
-nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, int hops, int seconds,
-                               bool fast_path = true) {
+nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, int hops, int seconds) {
   std::ostringstream hop_lines;
   for (int h = 0; h < hops; ++h) hop_lines << "      - {vnf: forward, site: A}\n";
-  const std::string name = "bench" + std::to_string(hops) + (fast_path ? "" : "_hop_by_hop");
-  const std::string config = nfv::bench::one_site_pod_config(name, pcap, hop_lines.str(), fast_path);
-  const std::string config_path = dir + "/" + name + ".yaml";
-  const std::string stats_path = dir + "/" + name + ".json";
+  const std::string config = nfv::bench::one_site_pod_config("bench" + std::to_string(hops), pcap, hop_lines.str());
+  const std::string config_path = dir + "/bench" + std::to_string(hops) + ".yaml";
+  const std::string stats_path = dir + "/bench" + std::to_string(hops) + ".json";
   std::ofstream(config_path) << config;
   return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds);
 }
@@ -103,8 +100,6 @@ int main(int argc, char** argv) {
   const nfv::bench::Throughput one = run_pod(pod, dir, pcap, 1, seconds);
   std::printf("  running nfv-pod, 3 hops of forward ...\n");
   const nfv::bench::Throughput three = run_pod(pod, dir, pcap, 3, seconds);
-  std::printf("  running nfv-pod, 3 hops of forward, hop by hop ...\n");
-  const nfv::bench::Throughput three_slow = run_pod(pod, dir, pcap, 3, seconds, false);
 
   std::printf("\n%-28s %10s %16s %14s %8s\n", "configuration", "Mpps", "cycles/packet", "vs testpmd", "target");
   std::printf("%-28s %10.2f %16.1f %14s %8s\n", "dpdk-testpmd io-forward", testpmd.mpps, testpmd.cycles_per_packet, "1.00", "");
@@ -115,6 +110,5 @@ int main(int argc, char** argv) {
   };
   row("nfv-pod 1 hop (forward)", one, 0.50);
   row("nfv-pod 3 hops (forward x3)", three, 0.33);
-  row("  same, hop by hop", three_slow, 0.33);
-  return testpmd.mpps > 0 && one.mpps > 0 && three.mpps > 0 && three_slow.mpps > 0 ? 0 : 1;
+  return testpmd.mpps > 0 && one.mpps > 0 && three.mpps > 0 ? 0 : 1;
 }
