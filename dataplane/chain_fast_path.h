@@ -93,7 +93,6 @@ class ChainFastPath {
 
   // Ends every record (a new routing snapshot, a VNF control request).
   void new_generation() { generation_ = generation_ == UINT32_MAX ? 1 : generation_ + 1; }
-  uint32_t generation() const { return generation_; }
 
   FastPathRecord& record_for(uint32_t flow_hash) { return records_[flow_hash & mask_]; }
   void prefetch(uint32_t flow_hash) const;
@@ -104,8 +103,6 @@ class ChainFastPath {
   // Starts recording the flow of `m` in its record; returns the tag the
   // packet carries along its chain (never 0).
   uint32_t start_recording(uint32_t flow_hash, const FastPathKey& key, uint8_t hops, const rte_mbuf* m);
-  // The record a tag names, or null when another recording took it since.
-  FastPathRecord* recording(uint32_t tag);
   // A hop's answer for the tagged packet; an unrepeatable one ends the recording.
   void note_ticket(uint32_t tag, int hop, const FlowTicketOut& out);
   // The tagged packet left the chain as `m`: completes the record if every
@@ -116,6 +113,9 @@ class ChainFastPath {
   static void rewrite(rte_mbuf* m, const FastPathRecord& r);
 
  private:
+  // The record a tag names, or null when another recording took it since.
+  FastPathRecord* recording(uint32_t tag);
+
   FastPathRecord* records_ = nullptr;
   uint32_t mask_ = 0;
   uint32_t generation_ = 1;

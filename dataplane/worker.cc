@@ -710,11 +710,9 @@ void Worker::drain_on_stop() {
 
 void Worker::load_snapshot() {
   const RoutingSnapshot* latest = pod_.snapshot.load(std::memory_order_acquire);
-  if (latest != snapshot_) {
-    snapshot_ = latest;
-    for (std::size_t l = 0; l < links_.size(); ++l) links_[l]->use(&snapshot_->links[l]);
-  }
-  if (fast_path_) check_fast_path_generation();
+  if (latest == snapshot_) return;
+  snapshot_ = latest;
+  for (std::size_t l = 0; l < links_.size(); ++l) links_[l]->use(&snapshot_->links[l]);
 }
 
 void Worker::expire_idle_flows() {

@@ -72,7 +72,7 @@ bool Worker::fast_path_open(int chain, Instance** instances) {
 void Worker::enter_chain(int chain, int site, rte_mbuf** pkts, uint16_t n) {
   Instance* instances[kFastPathMaxHops];
   if (!chain_fast_[chain] || !fast_path_open(chain, instances)) return advance(chain, 1, site, pkts, n);
-  check_fast_path_generation();  // a VNF control request just carried out counts from this burst on
+  check_fast_path_generation();  // records are used only here: a change counts from the next burst on
   for (uint16_t i = 0; i < n; ++i) fast_path_->prefetch(chain_meta(pkts[i]).flow_hash);
   // What each VNF does first in a burst, done before any ticket is checked.
   // (Its expiry sweep may so run once more per burst than hop by hop: after

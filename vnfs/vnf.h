@@ -132,7 +132,6 @@ class Vnf {
   void issue_ticket(uint16_t i, const FlowTicket& ticket, uint8_t writes = 0, uint8_t tcp_slow_flags = 0) {
     if (tickets_) tickets_[i] = FlowTicketOut{ticket, true, writes, tcp_slow_flags};
   }
-  bool tickets_wanted() const { return tickets_ != nullptr; }
 
  private:
   FlowTicketOut* tickets_ = nullptr;  // set only during process_with_tickets
