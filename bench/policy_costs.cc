@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "environment.h"
+#include "episode.h"
 #include "offline_optimum.h"
 #include "policy.h"
 #include "rate_trace.h"
@@ -82,9 +82,8 @@ int main(int argc, char** argv) {
   }
   std::vector<Row> rows;
   const auto run = [&](const std::string& label, std::unique_ptr<nfv::Policy> policy, const nfv::Plan& first) {
-    nfv::ScalerEnvironment environment(model, arrivals, first);
     const auto begun = std::chrono::steady_clock::now();
-    rows.push_back({label, nfv::run_episode(environment, *policy, 1)});
+    rows.push_back({label, nfv::simulate(model, arrivals, std::move(policy), first, nfv::ForecastSpec{}, 1)});
     std::printf("  %-10s ran in %.1f s\n", label.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
     std::fflush(stdout);

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "predictor.h"
+#include "rnn_predictor.h"
 #include "progress_bar.h"
 #include "rate_trace.h"
 #include "svg_chart.h"

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "environment.h"
+#include "episode.h"
 #include "policy.h"
 #include "rate_trace.h"
 #include "simulator.h"
@@ -45,14 +45,17 @@ int main(int argc, char** argv) {
   for (const char* name : {"static", "threshold"}) {
     const nfv::PolicyParams params;
     auto policy = nfv::make_policy(name, params, model);
-    nfv::ScalerEnvironment environment(model, arrivals, nfv::starting_plan(params, model->topology()));
-    nfv::run_episode(environment, *policy, 1);  // warm-up: buffers reach their size
+    const nfv::Plan first = nfv::starting_plan(params, model->topology());
+    nfv::SlotLoop loop(model, nfv::make_sim_backend(model, arrivals, first),
+                       std::make_unique<nfv::Forecaster>(nfv::ForecastSpec{}, *model, arrivals->mapping), std::move(policy),
+                       first, nfv::SlotLoopSettings{});
+    nfv::run_episode(loop);  // warm-up: buffers reach their size
     std::size_t steps = 0, episodes = 0;
     nfv::EpisodeSummary last;
     const auto start = std::chrono::steady_clock::now();
     double seconds = 0, shown = 0;
     while (seconds < kMinSecondsPerPolicy) {
-      last = nfv::run_episode(environment, *policy, 1);
+      last = nfv::run_episode(loop);
       steps += last.slots;
       ++episodes;
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -34,6 +34,7 @@ class LatencyHistogram {
   }
 
   uint64_t count() const { return total_; }
+  uint64_t bucket_count(int index) const { return counts_[index]; }
 
   // The value below which a fraction q (0..1) of the samples lie, in ns.
   uint64_t percentile(double q) const {

@@ -150,6 +150,7 @@ std::string Pod::apply_plan(const nfv::control::ApplyPlanRequest& plan) {
         if (changed == pool) instances = n;
       if (instances == 0) return pool->name() + " gets a share of the flows but would have no instance";
     }
+  if (plan.dry_run()) return "";
   const uint64_t now = rte_rdtsc();
   for (auto& [pool, instances] : changes) {
     std::string error;

@@ -455,6 +455,10 @@ void build_chains(const PodConfig& config, PodLayout& layout) {
       }
     }
     if (c.has_fast_path()) chain.fast_path = c.fast_path();
+    if (c.has_sla_ms()) {
+      if (!(c.sla_ms() > 0 && c.sla_ms() < 1e9)) throw ConfigError(field + ".sla_ms", "a latency in milliseconds > 0");
+      chain.sla_ns = static_cast<uint64_t>(c.sla_ms() * 1e6);
+    }
     check_route(layout, chain, field);
     layout.chains.push_back(std::move(chain));
   }

@@ -105,6 +105,7 @@ struct ChainInfo {
   std::vector<CompiledRule> rules;
   std::vector<int> ingress_ports;  // ports whose rx may enter this chain
   bool fast_path = true;           // chain_fast_path.h; taken where the chain allows it
+  uint64_t sla_ns = 0;             // delivered later than this counts late; 0 = no SLA
 
   int stage_count() const { return static_cast<int>(stage_site.size()); }
   // Sites that may run `stage` (its hop's placements, or the stage's one site).

@@ -119,6 +119,7 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
       cs->set_out_packets(cs->out_packets() + load(cc.out_packets));
       cs->set_out_bytes(cs->out_bytes() + load(cc.out_bytes));
       cs->set_fast_path_packets(cs->fast_path_packets() + load(cc.fast_path_packets));
+      cs->set_late_packets(cs->late_packets() + load(cc.late_packets));
       latency.merge(cc.latency);
     }
     for (int r = 0; r < kDropReasonCount; ++r) {
@@ -135,6 +136,13 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
     ls->set_p50_us(static_cast<double>(latency.percentile(0.50)) / 1e3);
     ls->set_p95_us(static_cast<double>(latency.percentile(0.95)) / 1e3);
     ls->set_p99_us(static_cast<double>(latency.percentile(0.99)) / 1e3);
+    for (int b = 0; b < LatencyHistogram::kBuckets; ++b)
+      if (const uint64_t n = latency.bucket_count(b)) {
+        auto* bucket = ls->add_buckets();
+        bucket->set_index(static_cast<uint32_t>(b));
+        bucket->set_middle_ns(LatencyHistogram::bucket_middle(b));
+        bucket->set_count(n);
+      }
     for (std::size_t h = 0; h < layout.chains[c].hops.size() && !pod.pools.empty(); ++h) {
       const int first = pod.pool_base[pod.hop_base[c] + h];
       for (std::size_t k = 0; k < layout.chains[c].hops[h].sites.size(); ++k) {

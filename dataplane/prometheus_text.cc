@@ -65,6 +65,8 @@ std::string prometheus_text(const nfv::stats::PodStats& s) {
     e.add("nfv_chain_out_packets_total", "counter", "Packets that left a chain at this pod's egress.", l,
           static_cast<double>(c.out_packets()));
     e.add("nfv_chain_out_bytes_total", "counter", "Bytes that left a chain at this pod's egress.", l, static_cast<double>(c.out_bytes()));
+    e.add("nfv_chain_late_packets_total", "counter", "Packets of a chain delivered later than its SLA latency.", l,
+          static_cast<double>(c.late_packets()));
     e.add("nfv_chain_fast_path_packets_total", "counter", "Packets of a chain repeated from their flow's record (the chain fast path).", l,
           static_cast<double>(c.fast_path_packets()));
     for (const auto& d : c.drops())

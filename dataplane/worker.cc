@@ -304,8 +304,12 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
   // runs of one latency: the histogram is updated once per run.
   uint64_t run_ingress_ns = chain_meta(pkts[0]).ingress_ns;
   uint32_t run = 0;
+  const uint64_t sla_ns = pod_.layout.chains[chain].sla_ns;
   const auto record_run = [&] {
-    if (now_ns_ >= run_ingress_ns) cc.latency.record_n(now_ns_ - run_ingress_ns, run);  // else from a pod whose clock runs ahead
+    if (now_ns_ < run_ingress_ns) return;  // from a pod whose clock runs ahead
+    const uint64_t latency = now_ns_ - run_ingress_ns;
+    cc.latency.record_n(latency, run);
+    if (sla_ns != 0 && latency > sla_ns) cc.late_packets += run;
   };
   for (uint16_t i = 0; i < n; ++i) {
     bytes += rte_pktmbuf_pkt_len(pkts[i]);

@@ -23,6 +23,7 @@ struct alignas(64) ChainCounters {
   uint64_t in_packets = 0, in_bytes = 0;     // entered the chain at this pod
   uint64_t out_packets = 0, out_bytes = 0;   // left the chain at this pod's egress
   uint64_t fast_path_packets = 0;            // of in_packets, repeated by the chain fast path
+  uint64_t late_packets = 0;                 // of out_packets, later than the chain's SLA
   std::array<uint64_t, kDropReasonCount> drops{};  // of packets on this chain
   LatencyHistogram latency;                  // ingress to egress, ns
 };

@@ -147,4 +147,30 @@ std::vector<double> fit_ewma(const RateTrace& trace) {
   return best;
 }
 
+namespace {
+
+const PredictorRegistration kLastValue{"last_value", "the last measured rate", {},
+                                       [](const ParamReader&, const PredictorContext& context) {
+                                         return make_last_value(context.chain_names.size());
+                                       }};
+
+const PredictorRegistration kEwma{"ewma", "exponentially weighted moving average (alpha, default 0.5)", {"alpha"},
+                                  [](const ParamReader& params, const PredictorContext& context) {
+                                    const double alpha = params.number("alpha", 0.5);
+                                    if (!(alpha > 0 && alpha <= 1))
+                                      throw std::invalid_argument(params.what() + ": parameter 'alpha': a weight in (0, 1]");
+                                    return make_ewma({alpha}, context.chain_names.size());
+                                  }};
+
+const PredictorRegistration kSeasonalNaive{
+    "seasonal_naive", "the rate one period earlier (season, default one day of trace steps)", {"season"},
+    [](const ParamReader& params, const PredictorContext& context) {
+      const std::uint32_t season =
+          params.count("season", static_cast<std::uint32_t>(daily_period_slots(context.step_seconds)));
+      if (season == 0) throw std::invalid_argument(params.what() + ": parameter 'season': at least 1 slot");
+      return make_seasonal_naive(context.chain_names.size(), season);
+    }};
+
+}  // namespace
+
 }  // namespace nfv

@@ -136,4 +136,24 @@ std::vector<HoltWintersParams> fit_holt_winters(const RateTrace& trace, std::siz
   return best;
 }
 
+namespace {
+
+const PredictorRegistration kHoltWinters{
+    "holt_winters", "additive Holt-Winters (season, default one day of trace steps; alpha, beta, gamma)",
+    {"season", "alpha", "beta", "gamma"},
+    [](const ParamReader& params, const PredictorContext& context) {
+      const std::uint32_t season =
+          params.count("season", static_cast<std::uint32_t>(daily_period_slots(context.step_seconds)));
+      if (season == 0) throw std::invalid_argument(params.what() + ": parameter 'season': at least 1 slot");
+      const HoltWintersParams defaults;
+      HoltWintersParams p{params.number("alpha", defaults.alpha), params.number("beta", defaults.beta),
+                          params.number("gamma", defaults.gamma)};
+      for (const auto& [key, value] : {std::pair{"alpha", p.alpha}, {"beta", p.beta}, {"gamma", p.gamma}})
+        if (!(value >= 0 && value <= 1))
+          throw std::invalid_argument(params.what() + ": parameter '" + key + "': a weight in [0, 1]");
+      return make_holt_winters({p}, context.chain_names.size(), season);
+    }};
+
+}  // namespace
+
 }  // namespace nfv

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "predictor.h"
+#include "rnn_predictor.h"
 #include "option_values.h"
 #include "progress_bar.h"
 #include "rate_trace.h"

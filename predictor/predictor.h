@@ -9,21 +9,25 @@
 //     on MASE's own per-chain weighting,
 //     trained offline with validation early stopping and fine-tuned online
 //     on a background thread.
-// Rates are in the trace's unit (Mbit/s, req/s, ...); to_forecast() turns a
-// forecast into the scaler's packets/s Forecast. Forecasts are never NaN
-// and never negative, whatever the input (gaps, zeros, outliers).
+// Rates are in the trace's unit (Mbit/s, req/s, ...); the scaler's
+// forecaster maps them to and from packets/s. Forecasts are never NaN and
+// never negative, whatever the input (gaps, zeros, outliers). Predictors
+// register themselves by name (make_predictor); the RNN lives in its own
+// library (rnn_predictor.h) so that what needs no LibTorch does not link it.
 // docs/predictor.md explains the models, the features and the metrics.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "plan.h"
+#include "option_values.h"
 #include "rate_trace.h"
 
 namespace nfv {
@@ -43,9 +47,6 @@ struct RateForecast {
   }
 };
 
-// The scaler's Forecast: every rate times `pps_per_unit` (e.g. from
-// EmulationScale::emulated_packets_per_s(1, unit)).
-Forecast to_forecast(const RateForecast& rates, double pps_per_unit);
 
 class Predictor {
  public:
@@ -58,7 +59,33 @@ class Predictor {
   virtual void observe(std::span<const double> rates, double slot_start_unix_s) = 0;
   // Throws std::logic_error before the first observe().
   virtual RateForecast forecast(std::size_t horizon) = 0;
+  // What the model did lately (e.g. online fine-tunings), for a decision's
+  // reason; empty when nothing.
+  virtual std::string note() const { return {}; }
+  // The most steps forecast() gives; a forecaster repeats the last beyond it.
+  virtual std::size_t max_horizon() const { return SIZE_MAX; }
 };
+
+// --- Predictors by name ----------------------------------------------------
+
+// What every predictor is built for.
+struct PredictorContext {
+  std::vector<std::string> chain_names;  // one per rate column, in order
+  double step_seconds = 300;             // trace time of one slot
+};
+using PredictorFactory = std::function<std::unique_ptr<Predictor>(const ParamReader& params, const PredictorContext& context)>;
+
+// Each predictor registers itself from its own file:
+//   static const PredictorRegistration ewma{"ewma", "...", {"alpha"}, factory};
+struct PredictorRegistration {
+  PredictorRegistration(std::string name, std::string description, std::set<std::string> params, PredictorFactory factory);
+};
+// Throws std::invalid_argument naming an unknown predictor (and the known
+// ones) or parameter, or a bad value.
+std::unique_ptr<Predictor> make_predictor(const std::string& name, const NamedParams& params,
+                                          const PredictorContext& context);
+// name -> description, for --help and errors.
+std::map<std::string, std::string> predictor_names();
 
 // --- Baselines -------------------------------------------------------------
 
@@ -82,116 +109,6 @@ std::unique_ptr<Predictor> make_holt_winters(std::vector<HoltWintersParams> para
 std::vector<HoltWintersParams> fit_holt_winters(const RateTrace& trace, std::size_t period_slots);
 // Per chain, the EWMA alpha with the least one-step squared error over `trace`.
 std::vector<double> fit_ewma(const RateTrace& trace);
-
-// --- RNN -------------------------------------------------------------------
-
-enum class RnnCell { gru, lstm };
-RnnCell parse_rnn_cell(const std::string& text);  // "gru" | "lstm"
-std::string rnn_cell_name(RnnCell cell);
-
-struct RnnConfig {
-  RnnCell cell = RnnCell::gru;
-  std::size_t hidden = 48;
-  std::size_t layers = 1;
-  std::size_t horizon = 12;          // slots predicted at once
-  std::vector<double> quantiles;     // extra pinball-loss heads, e.g. {0.1, 0.9}
-  std::size_t period_slots = 288;    // the daily period, for the seasonal-lag inputs
-  double step_seconds = 300;         // trace time of one slot
-};
-
-struct RnnTrainSettings {
-  std::size_t max_epochs = 40;
-  std::size_t patience = 5;             // epochs without a better validation loss
-  std::size_t validation_slots = 576;   // the last rows of the block
-  std::size_t sequence_slots = 192;     // truncated BPTT window
-  std::size_t burn_in_slots = 48;       // first slots of a window carry no loss
-  std::size_t batch = 128;
-  double learning_rate = 3e-3;
-  double clip_norm = 1.0;
-  std::uint64_t seed = 1;
-};
-
-struct EpochRecord {
-  std::size_t epoch = 0;          // 1-based
-  double train_loss = 0;          // mean over the epoch's batches
-  double validation_loss = 0;
-  double seconds = 0;             // since training began
-};
-struct TrainReport {
-  std::vector<EpochRecord> epochs;
-  std::size_t best_epoch = 0;     // whose weights were kept (0: the untrained EWMA base)
-  double seconds = 0;
-  bool stopped_early = false;
-  // Validation, per step ahead, in MASE units (rate error / the chain's
-  // seasonal-naive MAE, averaged over chains and slots): the EWMA base alone
-  // (the untrained network), and the kept network after the blend below.
-  std::vector<double> base_validation;
-  std::vector<double> validation;
-  // Per step ahead, the share g of the network's correction kept: forecast
-  // = EWMA + g x correction, g in [0, 1] picked on the validation rows.
-  std::vector<double> blend;
-};
-// Called after every batch (epoch, batches done, batches per epoch, running
-// training loss, NaN) and after every epoch (..., the epoch's training loss,
-// its validation loss), for a progress bar.
-using TrainProgress =
-    std::function<void(std::size_t epoch, std::size_t batch, std::size_t batches, double loss, double validation_loss)>;
-
-// Online fine-tuning: every `every_slots` slots a background thread trains
-// a copy of the model on the last `window_slots` slots and swaps it in at a
-// later slot boundary; observe() and forecast() never wait for it.
-struct FineTuneSettings {
-  std::size_t every_slots = 288;
-  std::size_t window_slots = 2016;
-  std::size_t epochs = 2;
-  double learning_rate = 1e-3;
-  std::uint64_t seed = 1;
-};
-
-class RnnNetwork;   // the LibTorch model (private)
-struct RnnScaling;  // per-chain normalization (private)
-
-class RnnPredictor : public Predictor {
- public:
-  // Trains a new model on `trace`: the last settings.validation_slots rows
-  // validate (early stopping keeps the best epoch, epoch 0 = the EWMA
-  // base included; then a per-step blend with the EWMA, TrainReport::blend),
-  // the rest train. Deterministic for a seed on one thread.
-  static std::unique_ptr<RnnPredictor> train(const RateTrace& trace, const RnnConfig& config,
-                                             const RnnTrainSettings& settings, TrainReport* report = nullptr,
-                                             const TrainProgress& progress = {});
-  // A checkpoint written by save(): model, optimizer, normalization, config.
-  static std::unique_ptr<RnnPredictor> load(const std::string& path);
-  ~RnnPredictor() override;
-
-  void save(const std::string& path) const;
-  const RnnConfig& config() const;
-  std::vector<std::string> chain_names() const;
-
-  std::string name() const override;
-  std::size_t chains() const override;
-  void observe(std::span<const double> rates, double slot_start_unix_s) override;
-  RateForecast forecast(std::size_t horizon) override;
-
-  void enable_fine_tuning(const FineTuneSettings& settings);
-  // Fine-tunings finished and swapped in so far.
-  std::size_t fine_tunings_applied() const;
-  bool fine_tuning_running() const;
-  // Why the last fine-tuning failed (the model in use stays); empty when none did.
-  std::string fine_tuning_error() const;
-  // Blocks until a running fine-tuning has finished (for tests and shutdown).
-  void wait_for_fine_tuning();
-
- private:
-  struct Online;
-  RnnPredictor(RnnConfig config, std::unique_ptr<RnnNetwork> network, std::shared_ptr<const RnnScaling> scaling,
-               std::vector<std::string> chain_names);
-  std::unique_ptr<Online> online_;
-};
-
-// LibTorch's intra-op threads for this process (1 for determinism and so
-// that inference does not fight the slot loop for cores).
-void set_torch_threads(int threads);
 
 // --- Accuracy --------------------------------------------------------------
 

@@ -1,21 +1,9 @@
-// RateForecast -> the scaler's Forecast, and the helpers every predictor shares.
+// The helpers every predictor shares.
 #include <stdexcept>
 
 #include "predictor.h"
 
 namespace nfv {
-
-Forecast to_forecast(const RateForecast& rates, double pps_per_unit) {
-  Forecast f;
-  f.chains = rates.chains;
-  f.horizon = rates.horizon;
-  f.mean_pps.reserve(rates.mean.size());
-  for (double rate : rates.mean) f.mean_pps.push_back(rate * pps_per_unit);
-  f.quantile_levels = rates.quantile_levels;
-  f.quantile_pps.reserve(rates.quantiles.size());
-  for (double rate : rates.quantiles) f.quantile_pps.push_back(rate * pps_per_unit);
-  return f;
-}
 
 double row_start_unix_s(const RateTrace& trace, std::size_t row) {
   return static_cast<double>(trace.start_unix_s.value_or(0)) + static_cast<double>(row) * trace.step_seconds;

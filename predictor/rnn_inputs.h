@@ -23,7 +23,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "predictor.h"
+#include "rnn_predictor.h"
 #include "rnn_scaling.h"
 
 namespace nfv {

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "predictor.h"
+#include "rnn_predictor.h"
 #include "rnn_inputs.h"
 
 namespace nfv {

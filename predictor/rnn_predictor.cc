@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "predictor.h"
+#include "rnn_predictor.h"
 #include "rnn_inputs.h"
 #include "rnn_network.h"
 #include "rnn_scaling.h"
@@ -341,5 +341,49 @@ std::string RnnPredictor::fine_tuning_error() const {
 void RnnPredictor::wait_for_fine_tuning() {
   if (online_->worker.joinable()) online_->worker.join();
 }
+
+std::string RnnPredictor::note() const {
+  std::string text = name() + ": " + std::to_string(fine_tunings_applied()) + " fine-tunings applied";
+  if (fine_tuning_running()) text += ", one running";
+  if (const std::string error = fine_tuning_error(); !error.empty()) text += ", last failed: " + error;
+  return online_->tuning ? text : std::string();
+}
+
+namespace {
+
+// `rnn`: a checkpoint of nfv-train predictor, optionally fine-tuned online.
+const PredictorRegistration kRnn{
+    "rnn", "GRU/LSTM from a checkpoint of nfv-train predictor (checkpoint=FILE, fine_tune_every=N, fine_tune_window=N)",
+    {"checkpoint", "fine_tune_every", "fine_tune_window"},
+    [](const ParamReader& params, const PredictorContext& context) -> std::unique_ptr<Predictor> {
+      const std::string checkpoint = params.text("checkpoint", "");
+      if (checkpoint.empty())
+        throw std::invalid_argument(params.what() + ": parameter 'checkpoint': a checkpoint of nfv-train predictor");
+      set_torch_threads(1);
+      std::unique_ptr<RnnPredictor> rnn = RnnPredictor::load(checkpoint);
+      const auto names = rnn->chain_names();
+      if (names.size() != context.chain_names.size())
+        throw std::invalid_argument(params.what() + ": checkpoint " + checkpoint + " models " + std::to_string(names.size()) +
+                                    " chains, this system has " + std::to_string(context.chain_names.size()));
+      for (std::size_t c = 0; c < names.size(); ++c)
+        if (names[c] != context.chain_names[c])
+          throw std::invalid_argument(params.what() + ": checkpoint " + checkpoint + ": chain " + std::to_string(c) +
+                                      " is '" + names[c] + "', the system's is '" + context.chain_names[c] +
+                                      "' (the chains must be in the same order)");
+      if (rnn->config().step_seconds != context.step_seconds)
+        throw std::invalid_argument(params.what() + ": checkpoint " + checkpoint + " was trained on steps of " +
+                                    std::to_string(rnn->config().step_seconds) + " s, this trace's are " +
+                                    std::to_string(context.step_seconds) + " s");
+      const std::uint32_t every = params.count("fine_tune_every", 0);
+      if (every > 0) {
+        FineTuneSettings tuning;
+        tuning.every_slots = every;
+        tuning.window_slots = params.count("fine_tune_window", static_cast<std::uint32_t>(7 * rnn->config().period_slots));
+        rnn->enable_fine_tuning(tuning);
+      }
+      return rnn;
+    }};
+
+}  // namespace
 
 }  // namespace nfv

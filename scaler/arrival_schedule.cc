@@ -3,14 +3,24 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "simulator.h"
+#include "arrival_schedule.h"
 
 namespace nfv {
+
+TraceMapping trace_mapping(const RateTrace& trace, const EmulationScale& scale) {
+  TraceMapping mapping;
+  mapping.step_seconds = trace.step_seconds;
+  mapping.start_unix_s = static_cast<double>(trace.start_unix_s.value_or(0));
+  mapping.unit = trace.unit;
+  mapping.pps_per_unit = scale.emulated_packets_per_s(1.0, trace.unit);
+  return mapping;
+}
 
 ArrivalSchedule arrivals_for_chains(const RateTrace& trace, const Topology& topology, const EmulationScale& scale) {
   ArrivalSchedule schedule;
   schedule.chains = topology.chains.size();
   schedule.description = scale.describe(trace.unit);
+  schedule.mapping = trace_mapping(trace, scale);
   std::vector<std::size_t> column_of_chain;
   for (const Chain& chain : topology.chains) {
     const auto it = std::find(trace.columns.begin(), trace.columns.end(), chain.name);

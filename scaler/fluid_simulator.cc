@@ -15,6 +15,8 @@ namespace {
 // M/M/1 waiting grows without bound at full load; a saturated pool's delay
 // is its fluid backlog, so the per-instance term is capped at this load.
 constexpr double kMaxQueueingLoad = 0.99;
+// The percentile reported per chain and slot: p99.
+constexpr double kTail = 0.01;
 
 }  // namespace
 
@@ -42,19 +44,27 @@ FluidSimulator::FluidSimulator(std::shared_ptr<const SystemModel> model)
   outcome_.usage.bytes_per_link.assign(m.topology().links.size(), 0.0);
 }
 
-void FluidSimulator::reset(const Plan& running) {
+void FluidSimulator::reset(const Plan& running, std::size_t first_slot, std::span<const double> rates_before) {
   validator_.require_valid(running, "initial plan");
-  slot_ = 0;
+  slot_ = first_slot;
   std::fill(backlog_.begin(), backlog_.end(), 0.0);
   std::fill(running_.begin(), running_.end(), 0);
   for (const PoolPlan& pool : running.pools) running_[model_->pool_index()(pool.chain, pool.hop, pool.site)] = pool.instances;
   Observation& obs = outcome_.observation;
-  obs.slot = 0;
+  obs.slot = first_slot;
+  obs.measured = false;
   std::fill(obs.arrival_pps.begin(), obs.arrival_pps.end(), 0.0);
   std::fill(obs.chains.begin(), obs.chains.end(), ChainTraffic{});
   obs.pools.clear();
   std::fill(obs.links.begin(), obs.links.end(), LinkLoad{});
   obs.plan = running;
+  if (!rates_before.empty()) {
+    if (rates_before.size() != model_->chains())
+      throw std::invalid_argument("reset: " + std::to_string(rates_before.size()) + " rates for " +
+                                  std::to_string(model_->chains()) + " chains");
+    std::copy(rates_before.begin(), rates_before.end(), obs.arrival_pps.begin());
+    obs.measured = true;
+  }
   outcome_.total = ChainTraffic{};
   outcome_.cost = CostBreakdown{};
 }
@@ -102,6 +112,7 @@ const SlotOutcome& FluidSimulator::step(const Plan& plan, std::span<const double
   obs.plan.pools.assign(plan.pools.begin(), plan.pools.end());
   running_.swap(instances_);
   obs.slot = ++slot_;
+  obs.measured = true;
   return outcome_;
 }
 
@@ -157,6 +168,7 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
       to_site_[s] = served;
       hop_output += served;
 
+      double wait_lo_ms = 0, wait_hi_ms = 0, sojourn_ms = 0;
       PoolLoad load{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(s),
                     instances, offered / slot_s, served / slot_s, queued, 0.0, 0.0};
       if (capacity_pps > 0) {
@@ -165,12 +177,15 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
         // at one instance's load (the pool spreads flows evenly over
         // instances, each with its own queue).
         const double rho = std::min(served / slot_s / capacity_pps, kMaxQueueingLoad);
-        load.queueing_ms = 1e3 * ((backlog + queued) / 2 / capacity_pps + 1 / (service_pps * (1 - rho)));
+        wait_lo_ms = 1e3 * std::min(backlog, queued) / capacity_pps;
+        wait_hi_ms = 1e3 * std::max(backlog, queued) / capacity_pps;
+        sojourn_ms = 1e3 / (service_pps * (1 - rho));
+        load.queueing_ms = (wait_lo_ms + wait_hi_ms) / 2 + sojourn_ms;
       } else {
         load.utilisation = offered > 0 ? std::numeric_limits<double>::infinity() : 0.0;
       }
       outcome_.observation.pools.push_back(load);
-      if (served > 0) hop_sites_[h * sites + served_sites++] = HopSite{s, served, load.queueing_ms};
+      if (served > 0) hop_sites_[h * sites + served_sites++] = HopSite{s, served, wait_lo_ms, wait_hi_ms, sojourn_ms};
     }
     for (std::size_t i = 0; i < served_sites; ++i) hop_sites_[h * sites + i].weight /= hop_output;
     hop_site_count_[h] = served_sites;
@@ -182,36 +197,75 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
 
   traffic.delivered = hop_input;
   traffic.backlog_change = traffic.backlog - backlog_before;
-  if (traffic.delivered > 0) traffic.late = traffic.delivered * late_share(c, traffic.mean_latency_ms);
+  if (traffic.delivered > 0) {
+    collect_routes(c);
+    double mean = 0, lo = INFINITY, hi = 0;
+    for (const RouteLatency& r : routes_) {
+      mean += r.share * (r.fixed_ms + (r.lo_ms + r.hi_ms) / 2 + r.sojourn_ms);
+      lo = std::min(lo, r.fixed_ms + r.lo_ms);
+      hi = std::max(hi, r.fixed_ms + r.hi_ms + r.sojourn_ms * std::log(1 / kTail));
+    }
+    traffic.mean_latency_ms = mean;
+    traffic.late = traffic.delivered * std::min(1.0, share_over(chain.sla_latency_ms));
+    // p99: the latency that kTail of the delivered traffic exceeds, by bisection.
+    if (std::isfinite(hi)) {
+      for (int i = 0; i < 48 && hi - lo > 1e-6 * std::max(1.0, hi); ++i) {
+        const double mid = (lo + hi) / 2;
+        (share_over(mid) > kTail ? lo : hi) = mid;
+      }
+      traffic.p99_latency_ms = hi;
+    } else {
+      traffic.p99_latency_ms = INFINITY;
+    }
+  }
   outcome_.observation.chains[c] = traffic;
 }
 
-double FluidSimulator::late_share(std::size_t c, double& mean_latency_ms) const {
+void FluidSimulator::collect_routes(std::size_t c) {
   const SystemModel& m = *model_;
   const Chain& chain = m.topology().chains[c];
   const std::size_t hops = chain.vnfs.size();
   const std::size_t sites = m.sites();
-  double late = 0;
-  double mean = 0;
+  routes_.clear();
   // Depth-first over the sites each hop served at: a packet served at hop h
   // came through hop h-1's sites in proportion to what they served, so a
-  // route's share is the product of its sites' weights.
-  auto walk = [&](auto&& self, std::size_t h, std::size_t at, double latency_ms, double share) -> void {
+  // route's share is the product of its sites' weights. A sum of uniform
+  // waits is taken as uniform over the summed range, a sum of exponential
+  // sojourns as exponential with the summed mean (exact for one hop).
+  auto walk = [&](auto&& self, std::size_t h, std::size_t at, RouteLatency route) -> void {
     if (h == hops) {
-      latency_ms += m.route_delay_ms(at, chain.egress);
-      mean += share * latency_ms;
-      if (latency_ms > chain.sla_latency_ms) late += share;
+      route.fixed_ms += m.route_delay_ms(at, chain.egress);
+      routes_.push_back(route);
       return;
     }
     for (std::size_t i = 0; i < hop_site_count_[h]; ++i) {
       const HopSite& next = hop_sites_[h * sites + i];
-      self(self, h + 1, next.site, latency_ms + m.route_delay_ms(at, next.site) + next.queueing_ms,
-           share * next.weight);
+      RouteLatency longer = route;
+      longer.share *= next.weight;
+      longer.fixed_ms += m.route_delay_ms(at, next.site);
+      longer.lo_ms += next.wait_lo_ms;
+      longer.hi_ms += next.wait_hi_ms;
+      longer.sojourn_ms += next.sojourn_ms;
+      self(self, h + 1, next.site, longer);
     }
   };
-  walk(walk, 0, chain.ingress, 0.0, 1.0);
-  mean_latency_ms = mean;
-  return std::min(late, 1.0);
+  walk(walk, 0, chain.ingress, RouteLatency{1.0, 0, 0, 0, 0});
+}
+
+double FluidSimulator::share_over(double ms) const {
+  double share = 0;
+  for (const RouteLatency& r : routes_) {
+    const double y = ms - r.fixed_ms;  // what the waits must exceed
+    const double a = r.lo_ms, b = r.hi_ms, mean = r.sojourn_ms;
+    double p;
+    if (y <= a) p = 1;
+    else if (mean <= 0) p = b > a ? std::clamp((b - y) / (b - a), 0.0, 1.0) : 0.0;
+    else if (b - a < 1e-12) p = std::exp(-(y - a) / mean);
+    else if (y < b) p = ((b - y) + mean * (1 - std::exp(-(y - a) / mean))) / (b - a);  // P(U + E > y), U uniform on [a, b]
+    else p = mean * (std::exp(-(y - b) / mean) - std::exp(-(y - a) / mean)) / (b - a);
+    share += r.share * p;
+  }
+  return share;
 }
 
 void FluidSimulator::carry(std::size_t from, std::size_t to, double packets) {

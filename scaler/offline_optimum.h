@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "plan.h"
-#include "simulator.h"
+#include "arrival_schedule.h"
+#include "system_model.h"
 #include "slot_problem.h"
 
 namespace nfv {

@@ -233,4 +233,33 @@ void OnlinePolicy::restore(const std::string& state) {
   started_ = true;
 }
 
+namespace {
+
+const PolicyRegistration kOnline{
+    "online",
+    "regularization plus online rounding (Ipopt): epsilon (0.1), eta (0 = ln(1 + K/epsilon)), utilisation (0.9), "
+    "min_per_hop (1), keep (1), candidates=path|sla|plan (path), serve_weight (10), window (5 slots)",
+    with_placement({"epsilon", "eta", "utilisation", "min_per_hop", "keep", "candidates", "serve_weight", "window"}),
+    [](const ParamReader& params, std::shared_ptr<const SystemModel> model) -> std::unique_ptr<Policy> {
+      const OnlineSettings defaults;
+      OnlineSettings settings;
+      settings.epsilon = params.number("epsilon", defaults.epsilon);
+      settings.eta = params.number("eta", defaults.eta);
+      settings.max_utilisation = params.number("utilisation", defaults.max_utilisation);
+      settings.min_instances_per_hop = params.number("min_per_hop", defaults.min_instances_per_hop);
+      settings.keep = params.number("keep", defaults.keep);
+      settings.serve_weight = params.number("serve_weight", defaults.serve_weight);
+      settings.window_slots = params.count("window", static_cast<std::uint32_t>(defaults.window_slots));
+      const std::string candidates = params.text("candidates", "path");
+      if (candidates == "path") settings.candidates = CandidateSites::along_path;
+      else if (candidates == "sla") settings.candidates = CandidateSites::within_sla;
+      else if (candidates == "plan") settings.candidates = CandidateSites::fixed;
+      else
+        throw std::invalid_argument(params.what() + ": parameter 'candidates': expected path, sla or plan, got '" +
+                                    candidates + "'");
+      return std::make_unique<OnlinePolicy>(std::move(model), settings);
+    }};
+
+}  // namespace
+
 }  // namespace nfv

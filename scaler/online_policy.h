@@ -14,7 +14,7 @@
 
 #include "policy.h"
 #include "regularized_solver.h"
-#include "simulator.h"
+#include "system_model.h"
 #include "slot_problem.h"
 
 namespace nfv {

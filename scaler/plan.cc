@@ -1,6 +1,8 @@
 // Indexing of instance pools and the arithmetic of the vocabulary's values.
 #include "plan.h"
 
+#include <algorithm>
+
 namespace nfv {
 
 PoolIndex::PoolIndex(const Topology& topology) : sites_(topology.sites.size()) {
@@ -24,6 +26,7 @@ ChainTraffic& ChainTraffic::operator+=(const ChainTraffic& other) {
   late += other.late;
   backlog += other.backlog;
   backlog_change += other.backlog_change;
+  p99_latency_ms = std::max(p99_latency_ms, other.p99_latency_ms);
   if (delivered > 0)
     mean_latency_ms = (mean_latency_ms * delivered_before + other.mean_latency_ms * other.delivered) / delivered;
   return *this;

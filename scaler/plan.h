@@ -95,8 +95,11 @@ struct ChainTraffic {
   double backlog = 0;    // queued at the end of the slot, all hops
   double backlog_change = 0;
   double mean_latency_ms = 0;  // of the delivered traffic
+  double p99_latency_ms = 0;   // of the traffic delivered in the slot
 
-  ChainTraffic& operator+=(const ChainTraffic& other);  // latency weighted by delivered
+  // Mean latency weighted by delivered; p99 the larger of the two (a
+  // percentile of a sum is not known from the parts: the worst is kept).
+  ChainTraffic& operator+=(const ChainTraffic& other);
 };
 
 // Load of one instance pool in the last slot.
@@ -124,6 +127,7 @@ struct LinkLoad {
 // and the plan in force.
 struct Observation {
   std::size_t slot = 0;                // the slot about to be decided
+  bool measured = false;               // false before any slot ran: nothing to decide from yet
   std::vector<double> arrival_pps;     // per chain, measured in the last slot
   std::vector<ChainTraffic> chains;    // per chain, the last slot (SLA state)
   std::vector<PoolLoad> pools;         // pools with instances, traffic or backlog

@@ -1,19 +1,25 @@
-// The policy interface every scaler policy implements, and the two
-// baselines: `static` (a fixed plan) and `threshold` (Kubernetes HPA
-// semantics per instance pool). A policy sees the same Observation and
-// Forecast whether the system is simulated or real, and returns a Plan.
+// The policy interface every scaler policy implements, the registry of
+// policies by name, and the two baselines: `static` (a fixed plan) and
+// `threshold` (Kubernetes HPA semantics per instance pool). A policy sees
+// the same Observation and Forecast whether the system is simulated or
+// real, and returns a Plan. Each policy registers itself from its own file
+// (a PolicyRegistration); policies that need LibTorch live in their own
+// library, which the tools that offer them link.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "option_values.h"
 #include "plan.h"
-#include "simulator.h"
+#include "system_model.h"
 #include "topology.h"
 
 namespace nfv {
@@ -58,20 +64,33 @@ struct ThresholdSettings {
 };
 std::unique_ptr<Policy> make_threshold_policy(const Topology& topology, ThresholdSettings settings);
 
-// Policies by name, as `nfv-sim --policy NAME --param key=value` and the
-// scaler's config give them:
-//   static:    instances=N (1), placement=ingress|path (ingress), or plan=FILE
-//   threshold: target, tolerance, window, max_up, max_down, min, max; it
-//              starts from the static placement above.
-//   online:    epsilon, eta, utilisation, min_per_hop, keep (online_policy.h)
-// The learning policies (drl, marl) are named but not built yet: asking for
-// them is an error saying so. Throws naming an unknown policy or parameter,
-// or a bad value.
-using PolicyParams = std::map<std::string, std::string>;
+// --- Policies by name --------------------------------------------------------
+
+// As `nfv-sim --policy NAME --param key=value` and the scaler's config give them.
+using PolicyParams = NamedParams;
+using PolicyFactory =
+    std::function<std::unique_ptr<Policy>(const ParamReader& params, std::shared_ptr<const SystemModel> model)>;
+
+// A policy's file registers it:
+//   static const PolicyRegistration kThreshold{"threshold", "...", with_placement({"target", ...}), factory};
+// `params`: every parameter it takes, so a typo is an error naming the known ones.
+struct PolicyRegistration {
+  PolicyRegistration(std::string name, std::string description, std::set<std::string> params, PolicyFactory factory);
+};
+
+// Throws std::invalid_argument naming an unknown policy (and the known
+// ones), an unknown parameter (and the known ones) or a bad value.
 std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params,
                                     std::shared_ptr<const SystemModel> model);
-// The plan the named policy starts from (instances and placement parameters).
+// Registered policies: name -> description (its parameters and defaults).
+std::map<std::string, std::string> policy_names();
+
+// Every policy starts from a plan (the static policy keeps it): a plan file,
+// or a simple placement. These parameters are every policy's:
+//   instances=N (1), placement=ingress|path (ingress), plan=FILE.
+std::set<std::string> with_placement(std::set<std::string> params);
+Plan placed_plan(const ParamReader& params, const Topology& topology);
+// The plan the named policy's parameters start from.
 Plan starting_plan(const PolicyParams& params, const Topology& topology);
-std::vector<std::string> policy_names();
 
 }  // namespace nfv

@@ -31,8 +31,7 @@ SlotProblem::SlotProblem(const SystemModel& model, SlotProblemSettings settings,
       if (const auto path = topology.shortest_path(chain.ingress, chain.egress)) allowed = path->sites;
     std::vector<std::size_t> within;
     for (std::size_t s : allowed)
-      if (model.route_delay_ms(chain.ingress, s) + model.route_delay_ms(s, chain.egress) <= chain.sla_latency_ms)
-        within.push_back(s);
+      if (model.within_sla(c, s)) within.push_back(s);
     if (within.empty()) within.push_back(chain.ingress);
     candidates_[c].assign(chain.vnfs.size(), within);
     if (settings_.candidates == CandidateSites::fixed) {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "linear_program.h"
-#include "simulator.h"
+#include "system_model.h"
 
 namespace nfv {
 

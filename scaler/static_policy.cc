@@ -19,4 +19,14 @@ class StaticPolicy final : public Policy {
 
 std::unique_ptr<Policy> make_static_policy(Plan plan) { return std::make_unique<StaticPolicy>(std::move(plan)); }
 
+namespace {
+
+const PolicyRegistration kStatic{
+    "static", "the starting plan, every slot (instances=N, placement=ingress|path, or plan=FILE)", with_placement({}),
+    [](const ParamReader& params, std::shared_ptr<const SystemModel> model) {
+      return make_static_policy(placed_plan(params, model->topology()));
+    }};
+
+}  // namespace
+
 }  // namespace nfv

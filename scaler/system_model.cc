@@ -4,7 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "simulator.h"
+#include "system_model.h"
 
 namespace nfv {
 
@@ -49,6 +49,19 @@ SystemModel::SystemModel(Topology topology, SimSettings settings)
 std::span<const std::size_t> SystemModel::route_links(std::size_t from, std::size_t to) const {
   const std::size_t pair = from * sites() + to;
   return {route_link_ids_.data() + route_begin_[pair], route_begin_[pair + 1] - route_begin_[pair]};
+}
+
+bool SystemModel::within_sla(std::size_t chain, std::size_t site) const {
+  const Chain& c = topology_.chains[chain];
+  return route_delay_ms(c.ingress, site) + route_delay_ms(site, c.egress) <= c.sla_latency_ms;
+}
+
+std::vector<std::size_t> SystemModel::sla_sites(std::size_t chain) const {
+  std::vector<std::size_t> sites_within;
+  for (std::size_t s = 0; s < sites(); ++s)
+    if (within_sla(chain, s)) sites_within.push_back(s);
+  if (sites_within.empty()) sites_within.push_back(topology_.chains[chain].ingress);
+  return sites_within;
 }
 
 }  // namespace nfv

@@ -120,4 +120,27 @@ std::unique_ptr<Policy> make_threshold_policy(const Topology& topology, Threshol
   return std::make_unique<ThresholdPolicy>(topology, settings);
 }
 
+namespace {
+
+const PolicyRegistration kThreshold{
+    "threshold",
+    "Kubernetes HPA per pool: target (0.7), tolerance (0.1), window (5 slots), max_up (4), max_down (1), min (1), "
+    "max (64); starts from the static placement",
+    with_placement({"target", "tolerance", "window", "max_up", "max_down", "min", "max"}),
+    [](const ParamReader& params, std::shared_ptr<const SystemModel> model) {
+      const ThresholdSettings defaults;
+      ThresholdSettings settings;
+      settings.target_utilisation = params.number("target", defaults.target_utilisation);
+      settings.tolerance = params.number("tolerance", defaults.tolerance);
+      settings.scale_down_window_slots =
+          params.count("window", static_cast<std::uint32_t>(defaults.scale_down_window_slots));
+      settings.max_scale_up = params.count("max_up", defaults.max_scale_up);
+      settings.max_scale_down = params.count("max_down", defaults.max_scale_down);
+      settings.min_instances = params.count("min", defaults.min_instances);
+      settings.max_instances = params.count("max", defaults.max_instances);
+      return make_threshold_policy(model->topology(), settings);
+    }};
+
+}  // namespace
+
 }  // namespace nfv

@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "predictor.h"
+#include "rnn_predictor.h"
 #include "rate_trace.h"
 #include "svg_chart.h"
 
@@ -137,18 +137,6 @@ TEST(Metrics, MaseDividesByTheInSampleSeasonalNaiveError) {
   EXPECT_DOUBLE_EQ(errors[1].mae, (6.0 + 1) / 2);
 }
 
-TEST(Metrics, ForecastAdapterScalesToPacketsPerSecond) {
-  RateForecast r;
-  r.chains = 1;
-  r.horizon = 2;
-  r.mean = {1, 2};
-  r.quantile_levels = {0.9};
-  r.quantiles = {3, 4};
-  const Forecast f = to_forecast(r, 100);
-  EXPECT_EQ(f.mean_pps, (std::vector<double>{100, 200}));
-  EXPECT_DOUBLE_EQ(f.quantile(0, 1, 0), 400);
-}
-
 TEST(Charts, SvgHasOneLinePerUnbrokenRunAndALegend) {
   LineChart chart;
   chart.title = "a < b";
@@ -233,8 +221,6 @@ TEST_P(RnnTest, ForecastsEveryChainAndStepWithOrderedQuantiles) {
     }
   EXPECT_EQ(p->forecast(2).mean.size(), 6u);
   EXPECT_THROW(p->forecast(7), std::invalid_argument);
-  const Forecast scaler = to_forecast(f, 2);
-  EXPECT_EQ(scaler.mean_pps.size(), 18u);
 }
 
 TEST_P(RnnTest, ACheckpointPredictsExactlyLikeTheModelItSaved) {

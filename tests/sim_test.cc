@@ -1,6 +1,6 @@
 // The scaler's foundations: the one cost model, plan validation, the fluid
-// simulator (conservation on a real trace, drops, late traffic), the
-// reset/step environment, the threshold policy and calibration files.
+// simulator (conservation on a real trace, drops, late traffic, per-slot
+// p99), the threshold policy and calibration files.
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -11,7 +11,8 @@
 
 #include "calibration.h"
 #include "cost_model.h"
-#include "environment.h"
+#include "episode.h"
+#include "scaler_cases.h"
 #include "plan.h"
 #include "plan_file.h"
 #include "pod_calibration.h"
@@ -23,35 +24,12 @@
 namespace nfv {
 namespace {
 
-std::string shared(const std::string& relative) {
-  const char* root = std::getenv("NFV_SHARED_DATA");
-  if (!root) throw std::runtime_error("NFV_SHARED_DATA is not set (meson test sets it)");
-  return std::string(root) + "/" + relative;
-}
+using test::one_pool;
+using test::two_sites;
 
-// Sites A and B joined by one link of 10 ms, one VNF type of `service_pps`,
-// one chain A -> B through one hop of it.
-Topology two_sites(double service_pps, double sla_ms = 50) {
-  Topology t;
-  t.name = "two";
-  t.sites.push_back(Site{"A", 40.0, -74.0, 16, 2.0, 7.0});
-  t.sites.push_back(Site{"B", 41.8, -87.6, 16, 3.0, 11.0});
-  t.add_link(0, 1, 10.0);
-  t.links[0].price_per_gb = 0.05;
-  t.vnf_types.push_back(VnfProfile{"fw", service_pps, 1, 256});
-  t.chains.push_back(Chain{"web", 0, 1, {0}, sla_ms});
-  return t;
-}
+std::string shared(const std::string& relative) { return shared_data_path(relative); }
 
-Plan one_pool(std::uint32_t site, std::int32_t instances) { return Plan{{PoolPlan{0, 0, site, instances, 1.0}}}; }
-
-SimSettings settings(double packet_bytes, double queue_packets) {
-  SimSettings s;
-  s.scale.slot_wall_seconds = 1;
-  s.scale.mean_packet_bytes = packet_bytes;
-  s.queue_packets_per_instance = queue_packets;
-  return s;
-}
+SimSettings settings(double packet_bytes, double queue_packets) { return test::sim_settings(packet_bytes, queue_packets); }
 
 // --- Cost model ----------------------------------------------------------------
 
@@ -87,7 +65,8 @@ TEST(FluidSimulator, PricesASlotAsComputedByHand) {
   // operating  = 2 instances x 2              = 4
   // deployment = 1 new instance x 7           = 7
   // wan        = 1500 x 1000 B = 1.5e6 B A->B = 0.0015 GB x 0.05 = 7.5e-5
-  // sla        = nothing dropped, 10 ms < 50 ms SLA: 0
+  // sla        = nothing dropped; 10 ms to B plus an M/M/1 sojourn of mean
+  //              1 / (1000 x (1 - 0.75)) = 4 ms: e^-10 of it past 50 ms
   auto model = std::make_shared<const SystemModel>(two_sites(1000), settings(1000, 64));
   FluidSimulator sim(model);
   sim.reset(one_pool(0, 1));
@@ -96,7 +75,7 @@ TEST(FluidSimulator, PricesASlotAsComputedByHand) {
   EXPECT_DOUBLE_EQ(out.cost.operating, 4);
   EXPECT_DOUBLE_EQ(out.cost.deployment, 7);
   EXPECT_NEAR(out.cost.wan, 7.5e-5, 1e-15);
-  EXPECT_DOUBLE_EQ(out.cost.sla_penalty, 0);
+  EXPECT_NEAR(out.cost.sla_penalty, model->cost_model().sla_penalty(1500 * std::exp(-10.0)), 1e-15);
   EXPECT_DOUBLE_EQ(out.total.delivered, 1500);
   EXPECT_DOUBLE_EQ(out.observation.links[0].mbps, 12);  // 1.5e6 B x 8 / 1 s
   // The same plan again starts nothing.
@@ -144,6 +123,43 @@ TEST(FluidSimulator, TrafficOverTheSlaLatencyIsLateAndPenalised) {
   EXPECT_DOUBLE_EQ(out.cost.sla_penalty, model->cost_model().sla_penalty(500));
 }
 
+TEST(FluidSimulator, LatencyIsPropagationPlusAnMm1SojournAndP99IsItsTail) {
+  // One instance of 1000 pkt/s at half load: 10 ms to B plus an exponential
+  // sojourn of mean 1 / (1000 x (1 - 0.5)) = 2 ms. p99 = 10 + 2 ln 100 ms;
+  // with an SLA of 12 ms the late share is P(sojourn > 2 ms) = 1/e.
+  auto model = std::make_shared<const SystemModel>(two_sites(1000, 12), settings(1000, 64));
+  FluidSimulator sim(model);
+  sim.reset(one_pool(0, 1));
+  const double arrivals[] = {500};
+  const SlotOutcome& out = sim.step(one_pool(0, 1), arrivals);
+  const ChainTraffic& web = out.observation.chains[0];
+  EXPECT_NEAR(web.mean_latency_ms, 12, 1e-9);
+  EXPECT_NEAR(web.p99_latency_ms, 10 + 2 * std::log(100.0), 1e-4);
+  EXPECT_NEAR(web.late, 500 * std::exp(-1.0), 1e-6);
+}
+
+TEST(FluidSimulator, ABacklogDrainingOverTheSlotMakesPacketsWaitUniformlyBehindIt) {
+  // Slot 0 fills a 200-packet queue at one instance; slot 1 has two
+  // instances and no arrivals: the 200 packets leave over 100 ms, waiting
+  // U[0, 100] ms, plus an M/M/1 sojourn at load 0.1 (mean 1/900 s), plus
+  // 10 ms to B. The share over a 50 ms SLA is P(U + E > 40 ms).
+  auto model = std::make_shared<const SystemModel>(two_sites(1000, 50), settings(1000, 200));
+  FluidSimulator sim(model);
+  sim.reset(one_pool(0, 1));
+  const double busy[] = {1500}, idle[] = {0};
+  sim.step(one_pool(0, 1), busy);
+  const SlotOutcome& out = sim.step(one_pool(0, 2), idle);
+  const ChainTraffic& web = out.observation.chains[0];
+  ASSERT_DOUBLE_EQ(web.delivered, 200);
+  const double a = 0, b = 100, m = 1e3 / 900, y = 40;
+  const double over = ((b - y) + m * (1 - std::exp(-(y - a) / m))) / (b - a);
+  EXPECT_NEAR(web.late, 200 * over, 1e-6);
+  EXPECT_NEAR(web.mean_latency_ms, 10 + 50 + m, 1e-9);
+  // p99: just under the longest wait, 10 + 100 ms plus a little sojourn.
+  EXPECT_GT(web.p99_latency_ms, 10 + 99);
+  EXPECT_LT(web.p99_latency_ms, 10 + 100 + m * std::log(100.0));
+}
+
 TEST(FluidSimulator, SplitsSendSharesToSitesAndOnlyTheRemoteShareCrossesTheWan) {
   auto model = std::make_shared<const SystemModel>(two_sites(1000), settings(1000, 64));
   FluidSimulator sim(model);
@@ -173,24 +189,23 @@ TEST(FluidSimulator, ConservesTrafficOnEverySlotOfTheAbileneAprilTrace) {
   auto model = std::make_shared<const SystemModel>(topology, s);
   auto arrivals = std::make_shared<const ArrivalSchedule>(arrivals_for_chains(april, topology, s.scale));
   const PolicyParams params{{"placement", "path"}};
-  ScalerEnvironment env(model, arrivals, starting_plan(params, model->topology()));
-  auto policy = make_policy("threshold", params, model);
-
   std::size_t slots = 0, chain_slots_checked = 0;
   double dropped = 0, max_backlog = 0;
-  run_episode(env, *policy, 1, [&](const SlotOutcome& out) {
-    ++slots;
-    for (std::size_t c = 0; c < out.observation.chains.size(); ++c) {
-      const ChainTraffic& t = out.observation.chains[c];
-      ASSERT_NEAR(t.arrived, t.delivered + t.dropped + t.backlog_change, 1e-9 * std::max(1.0, t.arrived))
-          << "slot " << out.observation.slot - 1 << " chain " << topology.chains[c].name;
-      ++chain_slots_checked;
-    }
-    const ChainTraffic& total = out.total;
-    ASSERT_NEAR(total.arrived, total.delivered + total.dropped + total.backlog_change, 1e-9 * total.arrived);
-    dropped += total.dropped;
-    max_backlog = std::max(max_backlog, total.backlog);
-  });
+  simulate(model, arrivals, make_policy("threshold", params, model), starting_plan(params, model->topology()),
+           ForecastSpec{}, 1, [&](const SlotRecord& record) {
+             ++slots;
+             ChainTraffic total;
+             for (std::size_t c = 0; c < record.report.observation.chains.size(); ++c) {
+               const ChainTraffic& t = record.report.observation.chains[c];
+               ASSERT_NEAR(t.arrived, t.delivered + t.dropped + t.backlog_change, 1e-9 * std::max(1.0, t.arrived))
+                   << "slot " << record.slot << " chain " << topology.chains[c].name;
+               ++chain_slots_checked;
+               total += t;
+             }
+             ASSERT_NEAR(total.arrived, total.delivered + total.dropped + total.backlog_change, 1e-9 * total.arrived);
+             dropped += total.dropped;
+             max_backlog = std::max(max_backlog, total.backlog);
+           });
   EXPECT_EQ(slots, 864u);
   EXPECT_EQ(chain_slots_checked, 864u * 132u);
   // Not a vacuous check: the run really overflowed and queued.
@@ -250,42 +265,6 @@ TEST(PlanValidation, TheSimulatorRefusesAnInvalidPlanNamingTheProblem) {
   }
 }
 
-// --- Environment ---------------------------------------------------------------
-
-TEST(ScalerEnvironment, StepRewardsMinusTheCostAndIsDoneAfterTheLastSlot) {
-  const Topology demo = load_topology_yaml(std::string(NFV_SOURCE_ROOT) + "/topologies/data/demo3.yaml");
-  RateTrace trace;
-  trace.label = "test";
-  trace.unit = RateUnit::packets_per_s;
-  trace.columns = {"video", "calls"};
-  trace.values = {1e5, 2e5, 6e5, 1e5, 9e5, 0};  // 3 slots; video overloads a 500 kpps counter
-  SimSettings s;
-  s.scale.trace_step_seconds = 1;
-  auto model = std::make_shared<const SystemModel>(demo, s);
-  auto arrivals = std::make_shared<const ArrivalSchedule>(arrivals_for_chains(trace, demo, s.scale));
-  ScalerEnvironment env(model, arrivals, place_chains(demo, 1, Placement::along_path));
-  const Plan plan = place_chains(demo, 1, Placement::along_path);
-  const Observation& first = env.reset();
-  EXPECT_EQ(first.slot, 0u);
-  for (std::size_t slot = 0; slot < 3; ++slot) {
-    const StepResult result = env.step(plan);
-    const SlotOutcome& out = env.last_slot();
-    EXPECT_DOUBLE_EQ(result.reward, -out.cost.total());
-    EXPECT_DOUBLE_EQ(result.reward, -model->cost_model().slot_cost(out.usage).total());
-    EXPECT_EQ(result.done, slot == 2);
-    EXPECT_EQ(env.observation().slot, slot + 1);
-    EXPECT_DOUBLE_EQ(env.observation().arrival_pps[0], trace.at(slot, 0));
-  }
-  EXPECT_GT(env.last_slot().total.dropped, 0);  // 900 kpps into 500 kpps
-  EXPECT_THROW(env.step(plan), std::logic_error);
-  // A copy runs on its own from the same point.
-  env.reset();
-  env.step(plan);
-  ScalerEnvironment copy = env;
-  const double reward_original = env.step(plan).reward;
-  EXPECT_DOUBLE_EQ(copy.step(plan).reward, reward_original);
-}
-
 // --- Threshold policy ---------------------------------------------------------------
 
 Observation observed(std::int32_t instances, double utilisation) {
@@ -325,27 +304,6 @@ TEST(ThresholdPolicy, SizesAnEmptyPoolForItsLoadAndStaysWithinTheSite) {
   EXPECT_EQ(policy->decide(obs, Forecast{}).pools[0].instances, 9);  // 450 / (100 x 0.5)
   obs.pools[0].offered_pps = 5000;                                   // would need 100
   EXPECT_EQ(policy->decide(obs, Forecast{}).pools[0].instances, 16);  // site A hosts 16
-}
-
-TEST(PolicyRegistry, NamesUnknownPoliciesAndParameters) {
-  const auto t = std::make_shared<const SystemModel>(two_sites(100), settings(1000, 100));
-  EXPECT_EQ(make_policy("static", {{"instances", "3"}}, t)->decide(Observation{}, Forecast{}).total_instances(), 3);
-  try {
-    make_policy("threshold", {{"targett", "0.5"}}, t);
-    FAIL();
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown parameter 'targett'"), std::string::npos) << e.what();
-  }
-  try {
-    make_policy("drl", {}, t);
-    FAIL();
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("policy drl is not built yet"), std::string::npos) << e.what();
-  }
-  EXPECT_THROW(make_policy("marl", {}, t), std::invalid_argument);
-  EXPECT_THROW(make_policy("threshold", {{"target", "high"}}, t), std::invalid_argument);
-  EXPECT_THROW(make_policy("online", {{"epsilon", "0"}}, t), std::invalid_argument);
-  EXPECT_EQ(make_policy("online", {{"epsilon", "0.5"}}, t)->name(), "online");
 }
 
 // --- Calibration -------------------------------------------------------------------

@@ -15,6 +15,12 @@ RateTraceFile load_abilene_traffic(const std::string& csv_path) {
   return file;
 }
 
+bool all_od_pairs(const RateTrace& trace) {
+  for (const std::string& column : trace.columns)
+    if (!od_pair(column)) return false;
+  return !trace.columns.empty();
+}
+
 std::optional<std::pair<std::string, std::string>> od_pair(std::string_view column) {
   const auto arrow = column.find("->");
   if (arrow == std::string_view::npos || arrow == 0 || arrow + 2 >= column.size()) return std::nullopt;

@@ -1,6 +1,7 @@
 #include "option_values.h"
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace nfv {
@@ -22,11 +23,57 @@ std::size_t option_count(const std::string& option, const std::string& text) {
   return static_cast<std::size_t>(value);
 }
 
+std::vector<std::string> option_list(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
 std::optional<RateUnit> option_rate_unit(const std::string& option, const std::string& text) {
   if (text.empty()) return std::nullopt;
   for (RateUnit unit : {RateUnit::mbit_per_s, RateUnit::requests_per_s, RateUnit::packets_per_s})
     if (text == unit_name(unit)) return unit;
   throw std::invalid_argument(option + ": expected Mbit/s, req/s or pkt/s, got '" + text + "'");
+}
+
+ParamReader::ParamReader(std::string what, const NamedParams& params, std::set<std::string> known)
+    : what_(std::move(what)), params_(params) {
+  for (const auto& [key, value] : params)
+    if (!known.count(key)) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw std::invalid_argument(what_ + ": unknown parameter '" + key + "' (known: " + (list.empty() ? "none" : list) +
+                                  ")");
+    }
+}
+
+double ParamReader::number(const std::string& key, double fallback) const {
+  const auto it = params_.find(key);
+  if (it == params_.end()) return fallback;
+  return option_number(what_ + ": parameter '" + key + "'", it->second);
+}
+
+std::uint32_t ParamReader::count(const std::string& key, std::uint32_t fallback) const {
+  const auto it = params_.find(key);
+  if (it == params_.end()) return fallback;
+  const std::size_t value = option_count(what_ + ": parameter '" + key + "'", it->second);
+  if (value > UINT32_MAX)
+    throw std::invalid_argument(what_ + ": parameter '" + key + "': expected at most " + std::to_string(UINT32_MAX));
+  return static_cast<std::uint32_t>(value);
+}
+
+std::string ParamReader::text(const std::string& key, const std::string& fallback) const {
+  const auto it = params_.find(key);
+  return it == params_.end() ? fallback : it->second;
+}
+
+void add_named_param(const std::string& option, const std::string& pair, NamedParams& params) {
+  const auto equals = pair.find('=');
+  if (equals == std::string::npos || equals == 0)
+    throw std::invalid_argument(option + ": expected KEY=VALUE, got '" + pair + "'");
+  params[pair.substr(0, equals)] = pair.substr(equals + 1);
 }
 
 }  // namespace nfv

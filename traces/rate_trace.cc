@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "rate_trace.h"
@@ -63,6 +64,26 @@ RateTrace RateTrace::every(std::size_t stride) const {
   return out;
 }
 
+RateTrace RateTrace::resampled(double new_step_seconds) const {
+  const double ratio = new_step_seconds / step_seconds;
+  const auto k = static_cast<std::size_t>(std::llround(ratio));
+  if (k < 1 || std::abs(ratio - static_cast<double>(k)) > 1e-9 * ratio)
+    throw std::invalid_argument("trace " + label + ": steps of " + std::to_string(new_step_seconds) +
+                                " s are not a whole multiple of its " + std::to_string(step_seconds) + " s");
+  if (k == 1) return *this;
+  RateTrace out = *this;
+  out.step_seconds = new_step_seconds;
+  out.values.clear();
+  const std::size_t width = columns.size();
+  for (std::size_t row = 0; row + k <= rows(); row += k)
+    for (std::size_t c = 0; c < width; ++c) {
+      double sum = 0;
+      for (std::size_t i = 0; i < k; ++i) sum += at(row + i, c);
+      out.values.push_back(sum / static_cast<double>(k));
+    }
+  return out;
+}
+
 std::vector<Outage> find_outages(const RateTrace& trace, std::size_t min_rows) {
   std::vector<Outage> outages;
   const auto totals = trace.slot_totals();
@@ -74,6 +95,11 @@ std::vector<Outage> find_outages(const RateTrace& trace, std::size_t min_rows) {
     run_start = r + 1;
   }
   return outages;
+}
+
+std::size_t daily_period_slots(double step_seconds) {
+  if (!(step_seconds > 0)) throw std::invalid_argument("a trace step must be > 0 seconds, got " + std::to_string(step_seconds));
+  return static_cast<std::size_t>(std::max(1.0, std::round(86400.0 / step_seconds)));
 }
 
 }  // namespace nfv

@@ -40,7 +40,17 @@ struct RateTrace {
   // Every `stride`th row from the first (time compression: a row then covers
   // stride x step_seconds of the original).
   RateTrace every(std::size_t stride) const;
+  // Rates averaged over steps of `step_seconds`, a whole multiple of this
+  // trace's step (e.g. 5-minute rows into 15-minute or hourly ones); a last
+  // partial step is left out. Throws naming the steps otherwise.
+  RateTrace resampled(double new_step_seconds) const;
 };
+
+// Slots in one day of trace steps (the daily period of a diurnal trace):
+// 288 for 5-minute steps, 96 for 15 minutes, 24 for hours; 1 for steps of a
+// day or more. Every default that speaks of days (predictor periods,
+// validation windows, warm-ups) is counted through this, never as 288.
+std::size_t daily_period_slots(double step_seconds);
 
 // What a loader found missing, so that nothing becomes NaN silently.
 struct TraceGaps {
@@ -77,6 +87,8 @@ RateTraceFile load_abilene_traffic(const std::string& csv_path);
 
 // "ATLAM5->CHINng" -> {"ATLAM5", "CHINng"}; nullopt when not a pair.
 std::optional<std::pair<std::string, std::string>> od_pair(std::string_view column);
+// Whether every column of `trace` is a SRC->DST pair (and it has some).
+bool all_od_pairs(const RateTrace& trace);
 // One chain per SRC->DST column, named like the column, from the ingress
 // site SRC to the egress site DST of `topology`, through `vnfs` (VNF type
 // names) with `sla_latency_ms`. Throws naming a column whose site or a VNF

@@ -1,7 +1,13 @@
 // The pods backend: plans go to the pods' control APIs (each pod gets the
 // instance counts of the sites it hosts and every hop's split, since any pod
-// may be upstream of a hop), and each slot is measured from the difference
-// of two telemetry snapshots.
+// may be upstream of a hop) in two phases, every pod checks, then every pod
+// applies, so that a plan one pod refuses changes none. Each slot is
+// measured from the difference of two telemetry snapshots taken on the slot
+// clock (slot k ends at start + (k + 1) x slot_seconds, the clock the
+// traffic replay keeps too): arrivals at the ingress pod, deliveries, late
+// packets and the latency histogram at the egress pod (its difference gives
+// the slot's own p99), drops by reason, per-pool served and refused
+// packets, link bytes.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,7 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "backend.h"
+#include "pods_backend.h"
 #include "control_client.h"
 
 namespace nfv {
@@ -17,10 +23,11 @@ namespace {
 
 class PodsBackend final : public Backend {
  public:
-  explicit PodsBackend(const ScalerSetup& setup) : model_(setup.model), slot_seconds_(setup.config.slot_seconds()) {
+  explicit PodsBackend(const ScalerSetup& setup)
+      : model_(setup.model), slot_seconds_(setup.config.slot_seconds()), start_unix_s_(setup.start_unix_s) {
     const Topology& topology = model_->topology();
     for (const auto& pod : setup.config.pods()) {
-      Pod p;
+      PodConnection p;
       p.name = pod.name();
       p.client = std::make_unique<ControlClient>(pod.control(), pod.token());
       for (const std::string& site : pod.sites()) p.sites.push_back(*topology.find_site(site));
@@ -30,41 +37,46 @@ class PodsBackend final : public Backend {
 
   std::string name() const override { return "pods"; }
 
-  // The first decision needs a real measurement: one slot passes under the
-  // plan the pods run (their configuration) before it.
+  // Joins the slot clock: at its start when that is ahead, else at the
+  // next slot boundary (a scaler started late, or restarted).
   Observation start(const Plan& running) override {
     in_force_ = previous_ = running;
-    for (Pod& pod : pods_) pod.last = telemetry(pod);
-    next_slot_ = std::chrono::steady_clock::now() +
-                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(slot_seconds_));
-    std::this_thread::sleep_until(next_slot_);
-    return measure().observation;
+    const double now = unix_now();
+    if (start_unix_s_ <= 0) start_unix_s_ = now;
+    slot_ = now <= start_unix_s_ ? 0 : static_cast<std::size_t>(std::ceil((now - start_unix_s_) / slot_seconds_));
+    sleep_until_unix(slot_start(slot_));
+    for (PodConnection& pod : pods_) pod.last = telemetry(pod);
+    Observation first;
+    first.slot = slot_;
+    first.plan = running;
+    first.arrival_pps.assign(model_->chains(), 0.0);
+    return first;
   }
 
   SlotReport run_slot(const Plan& plan, bool apply) override {
+    previous_ = in_force_;
     if (apply) {
       send(plan);
-      previous_ = in_force_;
       in_force_ = plan;
-    } else {
-      previous_ = in_force_;
     }
-    next_slot_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(slot_seconds_));
-    std::this_thread::sleep_until(next_slot_);
-    return measure();
+    ++slot_;
+    sleep_until_unix(slot_start(slot_));
+    SlotReport report = measure();
+    report.observation.slot = slot_;
+    return report;
   }
 
   bool done() const override { return false; }
 
  private:
-  struct Pod {
+  struct PodConnection {
     std::string name;
     std::unique_ptr<ControlClient> client;
     std::vector<std::size_t> sites;
     stats::PodStats last;
   };
 
-  stats::PodStats telemetry(Pod& pod) {
+  stats::PodStats telemetry(PodConnection& pod) {
     control::Request request;
     request.mutable_telemetry();
     const control::Response response = pod.client->call(request);
@@ -72,36 +84,65 @@ class PodsBackend final : public Backend {
     return response.telemetry();
   }
 
-  void send(const Plan& plan) {
+  control::Request plan_request(const Plan& plan, const PodConnection& pod) const {
     const Topology& topology = model_->topology();
-    for (Pod& pod : pods_) {
-      control::Request request;
-      auto* apply = request.mutable_apply_plan();
-      std::map<std::pair<std::uint32_t, std::uint32_t>, control::HopSplit*> splits;
-      for (const PoolPlan& p : plan.pools) {
-        const std::string& chain = topology.chains[p.chain].name;
-        auto& split = splits[{p.chain, p.hop}];
-        if (split == nullptr) {
-          split = apply->add_splits();
-          split->set_chain(chain);
-          split->set_hop(p.hop + 1);
-        }
-        auto* share = split->add_shares();
-        share->set_site(topology.sites[p.site].name);
-        share->set_share(p.split);
-        if (std::find(pod.sites.begin(), pod.sites.end(), p.site) == pod.sites.end()) continue;
-        auto* hop = apply->add_hops();
-        hop->set_chain(chain);
-        hop->set_hop(p.hop + 1);
-        hop->set_site(topology.sites[p.site].name);
-        hop->set_instances(static_cast<std::uint32_t>(p.instances));
+    control::Request request;
+    auto* apply = request.mutable_apply_plan();
+    std::map<std::pair<std::uint32_t, std::uint32_t>, control::HopSplit*> splits;
+    for (const PoolPlan& p : plan.pools) {
+      const std::string& chain = topology.chains[p.chain].name;
+      auto& split = splits[{p.chain, p.hop}];
+      if (split == nullptr) {
+        split = apply->add_splits();
+        split->set_chain(chain);
+        split->set_hop(p.hop + 1);
       }
-      // A hop whose split names only one site needs none: the pods' placements
-      // give single-site hops their site already.
-      for (int i = apply->splits_size() - 1; i >= 0; --i)
-        if (apply->splits(i).shares_size() == 1) apply->mutable_splits()->DeleteSubrange(i, 1);
+      auto* share = split->add_shares();
+      share->set_site(topology.sites[p.site].name);
+      share->set_share(p.split);
+      if (std::find(pod.sites.begin(), pod.sites.end(), p.site) == pod.sites.end()) continue;
+      auto* hop = apply->add_hops();
+      hop->set_chain(chain);
+      hop->set_hop(p.hop + 1);
+      hop->set_site(topology.sites[p.site].name);
+      hop->set_instances(static_cast<std::uint32_t>(p.instances));
+    }
+    // A hop whose split names only one site needs none: the pods' placements
+    // give single-site hops their site already.
+    for (int i = apply->splits_size() - 1; i >= 0; --i)
+      if (apply->splits(i).shares_size() == 1) apply->mutable_splits()->DeleteSubrange(i, 1);
+    return request;
+  }
+
+  // All or nothing over the pods: every pod checks the plan (dry run), then
+  // every pod applies it. A pod failing in the second phase (it went away
+  // between the two) makes the pods that already applied go back to the
+  // plan in force, and the plan counts as refused.
+  void send(const Plan& plan) {
+    for (PodConnection& pod : pods_) {
+      control::Request request = plan_request(plan, pod);
+      request.mutable_apply_plan()->set_dry_run(true);
       const control::Response response = pod.client->call(request);
-      if (!response.ok()) throw std::runtime_error("pod " + pod.name + ": apply_plan: " + response.error());
+      if (!response.ok()) throw std::runtime_error("pod " + pod.name + " refused the plan: " + response.error());
+    }
+    std::size_t applied = 0;
+    try {
+      for (; applied < pods_.size(); ++applied) {
+        const control::Response response = pods_[applied].client->call(plan_request(plan, pods_[applied]));
+        if (!response.ok()) throw std::runtime_error("pod " + pods_[applied].name + ": apply_plan: " + response.error());
+      }
+    } catch (const std::exception& e) {
+      std::string rollback;
+      for (std::size_t p = 0; p < applied; ++p) {
+        try {
+          const control::Response back = pods_[p].client->call(plan_request(in_force_, pods_[p]));
+          if (!back.ok()) rollback += "; pod " + pods_[p].name + " did not go back: " + back.error();
+        } catch (const std::exception& again) {
+          rollback += "; pod " + pods_[p].name + " did not go back: " + again.what();
+        }
+      }
+      throw std::runtime_error(std::string(e.what()) + " (after every pod checked it; the pods that had applied it went back)" +
+                               rollback);
     }
   }
 
@@ -115,7 +156,8 @@ class PodsBackend final : public Backend {
     o.chains.assign(chains, ChainTraffic{});
     o.links.assign(topology.links.size(), LinkLoad{});
     o.plan = in_force_;
-    report.p99_ms.assign(chains, 0.0);
+    o.measured = true;
+    std::vector<std::map<std::uint64_t, double>> slot_latency(chains);  // per chain: bucket value (ns) -> samples this slot
     SlotUsage usage;
     usage.instances_per_site.assign(model_->sites(), 0.0);
     usage.started_per_site.assign(model_->sites(), 0.0);
@@ -127,7 +169,7 @@ class PodsBackend final : public Backend {
     const auto delta = [](std::uint64_t now, std::uint64_t before) {
       return now >= before ? static_cast<double>(now - before) : 0.0;
     };
-    for (Pod& pod : pods_) {
+    for (PodConnection& pod : pods_) {
       const stats::PodStats now = telemetry(pod);
       std::map<std::string, const stats::ChainStats*> before_chain;
       for (const auto& cs : pod.last.chains()) before_chain[cs.name()] = &cs;
@@ -142,7 +184,8 @@ class PodsBackend final : public Backend {
         if (std::find(pod.sites.begin(), pod.sites.end(), topology.chains[c].ingress) != pod.sites.end()) t.arrived += in;
         if (std::find(pod.sites.begin(), pod.sites.end(), topology.chains[c].egress) != pod.sites.end()) {
           t.delivered += out;
-          report.p99_ms[c] = cs.latency().p99_us() / 1e3;
+          t.late += delta(cs.late_packets(), was ? was->late_packets() : 0);
+          add_latency(cs.latency(), was ? &was->latency() : nullptr, slot_latency[c]);
         }
         for (const auto& d : cs.drops()) {
           std::uint64_t dropped_before = 0;
@@ -191,6 +234,9 @@ class PodsBackend final : public Backend {
     for (std::size_t c = 0; c < chains; ++c) {
       o.arrival_pps[c] = o.chains[c].arrived / slot_seconds_;
       usage.dropped_packets += o.chains[c].dropped;
+      usage.late_packets += o.chains[c].late;
+      o.chains[c].mean_latency_ms = mean_ms(slot_latency[c]);
+      o.chains[c].p99_latency_ms = percentile_ms(slot_latency[c], 0.99);
     }
     for (std::size_t pool = 0; pool < pools.pools(); ++pool)
       if (seen[pool] && (loads[pool].instances > 0 || loads[pool].offered_pps > 0)) o.pools.push_back(loads[pool]);
@@ -206,14 +252,55 @@ class PodsBackend final : public Backend {
       usage.started_per_site[p.site] += std::max(0, p.instances - before[pools(p.chain, p.hop, p.site)]);
     }
     report.cost = model_->cost_model().slot_cost(usage);
+    report.usage = std::move(usage);
     return report;
+  }
+
+  static double unix_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  double slot_start(std::size_t slot) const { return start_unix_s_ + static_cast<double>(slot) * slot_seconds_; }
+  static void sleep_until_unix(double unix_s) {
+    const double wait = unix_s - unix_now();
+    if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+  }
+
+  // Adds this slot's samples (now minus before) of a latency histogram.
+  static void add_latency(const stats::LatencyStats& now, const stats::LatencyStats* before,
+                          std::map<std::uint64_t, double>& out) {
+    std::map<std::uint32_t, std::uint64_t> earlier;
+    if (before)
+      for (const auto& b : before->buckets()) earlier[b.index()] = b.count();
+    for (const auto& b : now.buckets()) {
+      const std::uint64_t was = earlier.count(b.index()) ? earlier[b.index()] : 0;
+      if (b.count() > was) out[b.middle_ns()] += static_cast<double>(b.count() - was);
+    }
+  }
+  static double percentile_ms(const std::map<std::uint64_t, double>& samples, double q) {
+    double total = 0;
+    for (const auto& [ns, n] : samples) total += n;
+    if (total <= 0) return 0;
+    const double rank = std::floor(q * (total - 1)) + 1;  // as LatencyHistogram::percentile
+    double seen = 0;
+    for (const auto& [ns, n] : samples)
+      if ((seen += n) >= rank) return static_cast<double>(ns) / 1e6;
+    return static_cast<double>(samples.rbegin()->first) / 1e6;
+  }
+  static double mean_ms(const std::map<std::uint64_t, double>& samples) {
+    double total = 0, sum = 0;
+    for (const auto& [ns, n] : samples) {
+      total += n;
+      sum += n * static_cast<double>(ns);
+    }
+    return total > 0 ? sum / total / 1e6 : 0.0;
   }
 
   std::shared_ptr<const SystemModel> model_;
   double slot_seconds_;
-  std::vector<Pod> pods_;
+  double start_unix_s_;
+  std::size_t slot_ = 0;
+  std::vector<PodConnection> pods_;
   Plan in_force_, previous_;
-  std::chrono::steady_clock::time_point next_slot_;
 };
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "pods_backend.h"
+
 namespace nfv {
 namespace {
 
@@ -41,43 +43,50 @@ std::string choice_text(const scaler::PolicyChoice& choice) {
 
 ScalerService::ScalerService(ScalerSetup setup) : setup_(std::move(setup)) {
   const auto& config = setup_.config;
-  const Topology& topology = setup_.model->topology();
   std::vector<scaler::JournalEntry> entries;
   if (!config.journal().empty()) entries = Journal::read(config.journal());
   choice_ = entries.empty() ? config.policy() : entries.back().policy();
-  policy_ = make_policy(choice_.name(), params_of(choice_), setup_.model);
-  forecaster_ = std::make_unique<Forecaster>(setup_);
-  const Plan start = starting_plan(params_of(config.policy()), topology);
-  last_good_ = start;
-  backend_ = config.backend() == scaler::BACKEND_PODS ? make_pods_backend(setup_)
-                                                       : make_sim_backend(setup_, start, config.realtime());
-  observation_ = backend_->start(start);
+  std::unique_ptr<Forecaster> forecaster;
+  try {
+    forecaster = std::make_unique<Forecaster>(setup_.forecast, *setup_.model, setup_.mapping, setup_.arrivals);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(setup_.source.locate("forecast", std::string("a forecast this system can make: ") + e.what()));
+  }
+  const Plan start = starting_plan(params_of(config.policy()), setup_.model->topology());
+  std::unique_ptr<Backend> backend =
+      config.backend() == scaler::BACKEND_PODS
+          ? make_pods_backend(setup_)
+          : make_sim_backend(setup_.model, setup_.arrivals, start, config.realtime() ? config.slot_seconds() : 0.0);
+  SlotLoopSettings settings;
+  settings.horizon = config.horizon();
+  settings.limits = setup_.limits;
+  settings.shadow = config.shadow();
+  loop_ = std::make_unique<SlotLoop>(setup_.model, std::move(backend), std::move(forecaster),
+                                     make_policy(choice_.name(), params_of(choice_), setup_.model), start, settings);
+  loop_->start();
   if (!entries.empty()) {
-    // Resume: the simulator re-runs the journaled slots to restore its queues
-    // and place in the trace; pods carry their own state.
-    if (config.backend() != scaler::BACKEND_PODS)
-      for (const auto& entry : entries) observation_ = backend_->run_slot(to_plan(entry.plan()), entry.applied()).observation;
-    // The forecaster learns the journaled rates again (a predictor's history).
-    Observation measured;
+    // Resume: the forecaster relearns the journaled rates, the simulator
+    // re-runs the journaled slots (pods carry their own state), the policy
+    // takes its state back.
+    std::vector<SlotLoop::PastSlot> past;
     for (const auto& entry : entries) {
-      measured.arrival_pps.clear();
-      for (const auto& chain : entry.chains()) measured.arrival_pps.push_back(chain.arrival_pps());
-      (void)forecaster_->forecast(measured, config.horizon(), entry.slot() + 1);
+      SlotLoop::PastSlot slot;
+      slot.slot = entry.slot();
+      slot.plan = to_plan(entry.plan());
+      slot.applied = entry.applied();
+      for (const auto& chain : entry.chains()) slot.arrival_pps.push_back(chain.arrival_pps());
+      past.push_back(std::move(slot));
     }
-    for (auto it = entries.rbegin(); it != entries.rend(); ++it)
-      if (it->applied()) {
-        last_good_ = to_plan(it->plan());
-        break;
-      }
-    observation_.plan = last_good_;
-    policy_->restore(entries.back().policy_state());
     const auto& so_far = entries.back().cost_so_far();
-    cost_so_far_ = CostBreakdown{so_far.operating(), so_far.deployment(), so_far.wan(), so_far.sla_penalty()};
-    slot_ = entries.back().slot() + 1;
+    loop_->resume(past, CostBreakdown{so_far.operating(), so_far.deployment(), so_far.wan(), so_far.sla_penalty()});
+    loop_->policy().restore(entries.back().policy_state());
+    cost_so_far_ = loop_->cost_so_far();
     resumed_ = entries.size();
   }
+  slot_ = loop_->next_slot();
   if (!config.journal().empty()) journal_ = std::make_unique<Journal>(config.journal());
   instances_per_site_.assign(setup_.model->sites(), 0.0);
+  for (const PoolPlan& p : loop_->last_good().pools) instances_per_site_[p.site] += p.instances;
 }
 
 ScalerService::~ScalerService() = default;
@@ -111,157 +120,72 @@ void ScalerService::to_entries(const Plan& plan, google::protobuf::RepeatedPtrFi
   }
 }
 
-std::string ScalerService::apply_limits(Plan& plan) const {
+scaler::JournalEntry ScalerService::journal_entry(const SlotRecord& r) const {
   const Topology& topology = setup_.model->topology();
-  std::string changed;
-  for (std::size_t s = 0; s < topology.sites.size(); ++s) {
-    const double max = setup_.max_per_site[s] > 0 ? setup_.max_per_site[s] : topology.sites[s].instance_capacity;
-    const double min = setup_.min_per_site[s];
-    std::vector<PoolPlan*> here;
-    double total = 0;
-    for (PoolPlan& p : plan.pools)
-      if (p.site == s) {
-        here.push_back(&p);
-        total += p.instances;
-      }
-    if (here.empty()) {
-      if (setup_.min_per_site[s] > 0)
-        changed += (changed.empty() ? "" : "; ") + std::string("site ") + topology.sites[s].name +
-                   " runs no pool to hold its minimum";
-      continue;
-    }
-    const auto largest = [&] {
-      return *std::max_element(here.begin(), here.end(), [](PoolPlan* a, PoolPlan* b) { return a->instances < b->instances; });
-    };
-    const double before = total;
-    while (max > 0 && total > max && largest()->instances > 1) {
-      --largest()->instances;
-      --total;
-    }
-    while (total < min) {
-      ++largest()->instances;
-      ++total;
-    }
-    if (max > 0 && total > max)
-      throw std::runtime_error("site " + topology.sites[s].name + " needs " + std::to_string(static_cast<long>(total)) +
-                               " instances (one per pool), more than its limit " + std::to_string(static_cast<long>(max)));
-    if (total != before)
-      changed += (changed.empty() ? "" : "; ") + std::string("site ") + topology.sites[s].name + " limited from " +
-                 std::to_string(static_cast<long>(before)) + " to " + std::to_string(static_cast<long>(total)) + " instances";
+  scaler::JournalEntry entry;
+  entry.set_slot(r.slot);
+  entry.set_time(utc_now());
+  {
+    std::lock_guard lock(mutex_);
+    *entry.mutable_policy() = choice_;
   }
-  return changed;
+  const Observation& measured = r.report.observation;
+  for (std::size_t c = 0; c < topology.chains.size(); ++c) {
+    auto* chain = entry.add_chains();
+    chain->set_chain(topology.chains[c].name);
+    const ChainTraffic& t = c < measured.chains.size() ? measured.chains[c] : ChainTraffic{};
+    chain->set_arrival_pps(c < measured.arrival_pps.size() ? measured.arrival_pps[c] : 0.0);
+    chain->set_forecast_pps(r.forecast.horizon > 0 && r.forecast.chains == topology.chains.size() ? r.forecast.mean(c, 0) : 0.0);
+    chain->set_delivered(t.delivered);
+    chain->set_dropped(t.dropped);
+    chain->set_late(t.late);
+    chain->set_p99_ms(std::isfinite(t.p99_latency_ms) ? t.p99_latency_ms : 0.0);
+  }
+  to_entries(r.plan, entry.mutable_plan());
+  entry.set_reason(r.reason);
+  fill_cost(r.report.cost, entry.mutable_cost());
+  fill_cost(loop_->cost_so_far(), entry.mutable_cost_so_far());
+  entry.set_applied(r.applied);
+  entry.set_shadow(setup_.config.shadow());
+  entry.set_error(r.error);
+  entry.set_decision_ms(r.decision_ms);
+  entry.set_forecast_ms(r.forecast_ms);
+  entry.set_policy_state(loop_->policy().state());
+  entry.set_instances(static_cast<std::uint64_t>(std::max<std::int64_t>(0, r.plan.total_instances())));
+  return entry;
 }
 
 void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(const scaler::JournalEntry&)>& on_slot) {
   const auto& config = setup_.config;
-  const Topology& topology = setup_.model->topology();
-  PlanValidator validator(topology);
-  while (!stop.load() && !backend_->done() && (config.slots() == 0 || slot_ < config.slots())) {
-    scaler::JournalEntry entry;
-    std::string reason, error;
+  while (!stop.load() && !loop_->done() && (config.slots() == 0 || loop_->next_slot() < config.slots())) {
     {
       std::lock_guard lock(mutex_);
       if (pending_) {
-        policy_ = make_policy(pending_->name(), params_of(*pending_), setup_.model);
-        reason = "policy switched from " + choice_text(choice_) + " to " + choice_text(*pending_) + "; ";
+        loop_->switch_policy(make_policy(pending_->name(), params_of(*pending_), setup_.model),
+                             "policy switched from " + choice_text(choice_) + " to " + choice_text(*pending_));
         choice_ = *pending_;
         pending_.reset();
       }
-      entry.set_slot(slot_);
     }
-    entry.set_time(utc_now());
-    *entry.mutable_policy() = choice_;
-    observation_.slot = slot_;
-    const auto forecast_begun = std::chrono::steady_clock::now();
-    Forecast forecast;
-    try {
-      forecast = forecaster_->forecast(observation_, config.horizon(), slot_);
-    } catch (const std::exception& e) {
-      reason += std::string("forecast failed (") + e.what() + "), persistence used; ";
-      forecast = persistence_forecast(observation_, config.horizon());
-    }
-    entry.set_forecast_ms(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - forecast_begun).count());
-    const std::string forecast_note = forecaster_->note();
-    Plan plan;
-    const auto begun = std::chrono::steady_clock::now();
-    try {
-      plan = policy_->decide(observation_, forecast);
-      reason += policy_->explain();
-    } catch (const std::exception& e) {
-      error = std::string("policy failed: ") + e.what();
-    }
-    if (!forecast_note.empty()) reason += (reason.empty() ? "" : "; ") + forecast_note;
-    const double decision_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun).count();
-    if (error.empty()) {
-      try {
-        const std::string limited = apply_limits(plan);
-        if (!limited.empty()) reason += (reason.empty() ? "" : "; ") + limited;
-      } catch (const std::exception& e) {
-        error = std::string("limits: ") + e.what();
-      }
-      const auto problems = error.empty() ? validator.problems(plan) : std::vector<std::string>{};
-      if (!problems.empty()) error = "invalid plan: " + problems.front();
-      else if (error.empty() && plan.total_instances() == 0 && last_good_.total_instances() > 0)
-        error = "the plan has no instance at all";
-    }
-    if (!error.empty()) {
-      plan = last_good_;
-      reason += (reason.empty() ? "" : "; ") + std::string("kept the last good plan");
-    }
-    const bool apply = !config.shadow();
-    SlotReport report;
-    bool applied = apply;
-    try {
-      report = backend_->run_slot(plan, apply);
-    } catch (const std::exception& e) {
-      // Nothing changed in the system: the slot runs under the last good plan.
-      error += (error.empty() ? "" : "; ") + std::string(e.what());
-      reason += (reason.empty() ? "" : "; ") + std::string("apply failed, the last good plan stays");
-      applied = false;
-      report = backend_->run_slot(last_good_, false);
-    }
-    if (applied) last_good_ = plan;
-    cost_so_far_ += report.cost;
-
-    for (std::size_t c = 0; c < topology.chains.size(); ++c) {
-      auto* chain = entry.add_chains();
-      chain->set_chain(topology.chains[c].name);
-      const ChainTraffic& t = c < report.observation.chains.size() ? report.observation.chains[c] : ChainTraffic{};
-      chain->set_arrival_pps(c < report.observation.arrival_pps.size() ? report.observation.arrival_pps[c] : 0.0);
-      chain->set_forecast_pps(forecast.horizon > 0 ? forecast.mean(c, 0) : 0.0);
-      chain->set_delivered(t.delivered);
-      chain->set_dropped(t.dropped);
-      chain->set_late(t.late);
-      chain->set_p99_ms(c < report.p99_ms.size() ? report.p99_ms[c] : 0.0);
-    }
-    to_entries(plan, entry.mutable_plan());
-    entry.set_reason(reason);
-    fill_cost(report.cost, entry.mutable_cost());
-    fill_cost(cost_so_far_, entry.mutable_cost_so_far());
-    entry.set_applied(applied);
-    entry.set_shadow(config.shadow());
-    entry.set_error(error);
-    entry.set_decision_ms(decision_ms);
-    entry.set_policy_state(policy_->state());
-    entry.set_instances(static_cast<std::uint64_t>(std::max<std::int64_t>(0, plan.total_instances())));
+    const SlotRecord& record = loop_->run_slot();
+    const scaler::JournalEntry entry = journal_entry(record);
     if (journal_) journal_->write(entry);
-
-    observation_ = report.observation;
     {
       std::lock_guard lock(mutex_);
-      ++slot_;
+      slot_ = loop_->next_slot();
       ++decisions_;
-      if (!error.empty()) ++kept_last_plan_;
-      if (apply && !applied) ++apply_failures_;
-      last_decision_ms_ = decision_ms;
-      last_reason_ = reason;
-      last_error_ = error;
+      kept_last_plan_ = loop_->kept_last_plan();
+      apply_failures_ = loop_->apply_failures();
+      last_decision_ms_ = record.decision_ms;
+      last_reason_ = record.reason;
+      last_error_ = record.error;
+      cost_so_far_ = loop_->cost_so_far();
       std::fill(instances_per_site_.begin(), instances_per_site_.end(), 0.0);
-      for (const PoolPlan& p : last_good_.pools) instances_per_site_[p.site] += p.instances;
-      for (const auto& chain : entry.chains()) {
-        dropped_total_ += chain.dropped();
-        delivered_total_ += chain.delivered();
+      for (const PoolPlan& p : loop_->last_good().pools) instances_per_site_[p.site] += p.instances;
+      for (const ChainTraffic& chain : record.report.observation.chains) {
+        dropped_total_ += chain.dropped;
+        delivered_total_ += chain.delivered;
+        late_total_ += chain.late;
       }
     }
     if (on_slot) on_slot(entry);
@@ -342,9 +266,10 @@ std::string ScalerService::metrics() const {
   m << "nfv_scaler_cost_total{term=\"deployment\"} " << cost_so_far_.deployment << '\n';
   m << "nfv_scaler_cost_total{term=\"wan\"} " << cost_so_far_.wan << '\n';
   m << "nfv_scaler_cost_total{term=\"sla\"} " << cost_so_far_.sla_penalty << '\n';
-  metric("nfv_scaler_packets_total", "counter", "Packets of all chains by outcome.");
+  metric("nfv_scaler_packets_total", "counter", "Packets of all chains by outcome (late: delivered past the chain's SLA).");
   m << "nfv_scaler_packets_total{outcome=\"delivered\"} " << delivered_total_ << '\n';
   m << "nfv_scaler_packets_total{outcome=\"dropped\"} " << dropped_total_ << '\n';
+  m << "nfv_scaler_packets_total{outcome=\"late\"} " << late_total_ << '\n';
   return m.str();
 }
 

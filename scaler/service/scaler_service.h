@@ -1,11 +1,10 @@
-// nfv-scaler's slot loop (docs/scaler.md): every slot it reads what the
-// last slot measured, asks the policy for a plan (with a persistence
-// forecast), keeps it within the per-site limits, applies it (unless in
-// shadow mode), journals the decision and exports metrics. On any failure
-// (the policy throws, the plan is invalid, a pod refuses it) the last good
-// plan stays in force, never zero instances. The policy can be switched
-// while it runs (control API set_policy, or SIGHUP re-reading the config's
-// policy): the new one decides from the next slot on.
+// nfv-scaler (docs/scaler.md): the slot loop (slot_loop.h) against the
+// simulator or real pods, with the forecast of the config, the decision
+// journal, the control API and metrics. On any failure (the policy throws,
+// the plan is invalid, a pod refuses it) the last good plan stays in force,
+// never zero instances. The policy can be switched while it runs (control
+// API set_policy, or SIGHUP re-reading the config's policy): the new one
+// decides from the next slot on.
 #pragma once
 
 #include <atomic>
@@ -15,12 +14,10 @@
 #include <optional>
 #include <string>
 
-#include "backend.h"
-#include "forecaster.h"
 #include "control.pb.h"
 #include "journal.h"
-#include "policy.h"
 #include "scaler_setup.h"
+#include "slot_loop.h"
 
 namespace nfv {
 
@@ -49,18 +46,11 @@ class ScalerService {
  private:
   Plan to_plan(const google::protobuf::RepeatedPtrField<planfile::PoolEntry>& entries) const;
   void to_entries(const Plan& plan, google::protobuf::RepeatedPtrField<planfile::PoolEntry>* entries) const;
-  // Per-site min/max; returns what it changed, for the reason. Throws when
-  // a site's pools cannot shrink to its maximum (one instance each).
-  std::string apply_limits(Plan& plan) const;
+  scaler::JournalEntry journal_entry(const SlotRecord& record) const;
 
   ScalerSetup setup_;
-  std::unique_ptr<Backend> backend_;
-  std::unique_ptr<Policy> policy_;
-  std::unique_ptr<Forecaster> forecaster_;
+  std::unique_ptr<SlotLoop> loop_;
   std::unique_ptr<Journal> journal_;
-  Observation observation_;
-  Plan last_good_;
-  CostBreakdown cost_so_far_;
   std::size_t resumed_ = 0;
 
   mutable std::mutex mutex_;  // guards what the control thread reads or sets below
@@ -71,7 +61,8 @@ class ScalerService {
   double last_decision_ms_ = 0;
   std::string last_reason_, last_error_;
   std::vector<double> instances_per_site_;
-  double dropped_total_ = 0, delivered_total_ = 0;
+  CostBreakdown cost_so_far_;
+  double dropped_total_ = 0, delivered_total_ = 0, late_total_ = 0;
 };
 
 }  // namespace nfv

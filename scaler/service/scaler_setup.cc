@@ -1,10 +1,12 @@
 #include "scaler_setup.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
 #include "calibration.h"
+#include "scenario.h"
 #include "option_values.h"
 #include "rate_trace.h"
 #include "topology.h"
@@ -12,18 +14,7 @@
 namespace nfv {
 namespace {
 
-std::string shared_data(const std::string& relative) {
-  const char* root = std::getenv("NFV_SHARED_DATA");
-  return std::string(root ? root : "../shared/data") + "/" + relative;
-}
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
 
 std::optional<RateUnit> trace_unit(const std::string& text, const YamlSource& source) {
   try {
@@ -35,7 +26,7 @@ std::optional<RateUnit> trace_unit(const std::string& text, const YamlSource& so
 
 // The trace's rows for the run: a block, a window, every Nth row.
 RateTrace trace_rows(const scaler::TraceSource& t, const YamlSource& source) {
-  const RateTraceFile file = t.abilene() ? load_abilene_traffic(shared_data("traffic/abilene/abilene_tm_5min_mbps.csv"))
+  const RateTraceFile file = t.abilene() ? load_abilene_traffic(shared_data_path("traffic/abilene/abilene_tm_5min_mbps.csv"))
                                          : read_rate_trace_csv(t.csv(), trace_unit(t.unit(), source));
   if (t.block() >= file.blocks.size())
     throw std::runtime_error(source.locate("trace.block", "a block of the trace, which has " +
@@ -48,11 +39,38 @@ RateTrace trace_rows(const scaler::TraceSource& t, const YamlSource& source) {
   return out;
 }
 
-bool all_od_pairs(const RateTrace& trace) {
-  for (const std::string& column : trace.columns)
-    if (!od_pair(column)) return false;
-  return !trace.columns.empty();
+double wall_clock_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
+
+// The config's forecast: the typed fields of the common models, and any
+// predictor's parameters by name.
+ForecastSpec forecast_spec(const scaler::ForecastSource& f, const YamlSource& source) {
+  ForecastSpec spec;
+  if (!f.model().empty()) spec.model = f.model();
+  spec.params.insert(f.params().begin(), f.params().end());
+  const auto number = [](double value) {
+    std::ostringstream text;
+    text.precision(17);
+    text << value;
+    return text.str();
+  };
+  if (!f.checkpoint().empty()) spec.params["checkpoint"] = f.checkpoint();
+  if (f.ewma_alpha() > 0) spec.params["alpha"] = number(f.ewma_alpha());
+  if (f.season_slots() > 0) spec.params["season"] = std::to_string(f.season_slots());
+  if (f.fine_tune_every() > 0) spec.params["fine_tune_every"] = std::to_string(f.fine_tune_every());
+  if (f.fine_tune_window() > 0) spec.params["fine_tune_window"] = std::to_string(f.fine_tune_window());
+  const auto models = forecast_models();
+  bool known = false;
+  std::string list;
+  for (const auto& [name, description] : models) {
+    known = known || name == spec.model;
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  if (!known) throw std::runtime_error(source.locate("forecast.model", list + ", not '" + spec.model + "'"));
+  return spec;
+}
+
 
 ScalerSetup build(ScalerSetup setup) {
   scaler::ScalerConfig& c = setup.config;
@@ -96,16 +114,27 @@ ScalerSetup build(ScalerSetup setup) {
     throw std::runtime_error(source.locate("trace", "a trace (csv or abilene) for the simulator backend"));
   if (has_trace) {
     const RateTrace trace = trace_rows(c.trace(), source);
-    if (all_od_pairs(trace)) topology.chains = chains_for_od_pairs(trace, topology, split_list(c.vnfs()), c.sla_ms());
+    if (all_od_pairs(trace)) topology.chains = chains_for_od_pairs(trace, topology, option_list(c.vnfs()), c.sla_ms());
     settings.scale.trace_step_seconds = trace.step_seconds;
-    if (trace.start_unix_s) setup.trace_start_unix_s = static_cast<double>(*trace.start_unix_s);
     setup.model = std::make_shared<const SystemModel>(topology, settings);
     auto arrivals = std::make_shared<ArrivalSchedule>(arrivals_for_chains(trace, topology, settings.scale));
     setup.notes.push_back("mapping " + arrivals->description);
+    setup.mapping = arrivals->mapping;
     setup.arrivals = std::move(arrivals);
   } else {
+    // No trace: a slot is what the config says in trace time, counted from
+    // the slot clock's start on the wall clock.
+    if (c.trace_step_seconds() < 0) throw std::runtime_error(source.locate("trace_step_seconds", "> 0 seconds"));
+    settings.scale.trace_step_seconds = c.trace_step_seconds() > 0 ? c.trace_step_seconds() : c.slot_seconds();
     setup.model = std::make_shared<const SystemModel>(topology, settings);
+    setup.mapping.step_seconds = settings.scale.trace_step_seconds;
+    setup.mapping.unit = trace_unit(c.trace().unit(), source).value_or(RateUnit::mbit_per_s);
+    setup.mapping.pps_per_unit = settings.scale.emulated_packets_per_s(1.0, setup.mapping.unit);
+    setup.mapping.start_unix_s = c.start_unix_s() > 0 ? c.start_unix_s() : wall_clock_now();
   }
+  if (c.start_unix_s() < 0) throw std::runtime_error(source.locate("start_unix_s", "unix seconds >= 0"));
+  setup.start_unix_s = c.start_unix_s();
+  setup.forecast = forecast_spec(c.forecast(), source);
   if (c.backend() == scaler::BACKEND_PODS) {
     if (c.pods().empty()) throw std::runtime_error(source.locate("pods", "at least one pod for the pods backend"));
     for (int p = 0; p < c.pods_size(); ++p) {
@@ -117,16 +146,16 @@ ScalerSetup build(ScalerSetup setup) {
                                                  "a site of topology " + topology.name + ", no '" + c.pods(p).sites(s) + "'"));
     }
   }
-  setup.min_per_site.assign(topology.sites.size(), 0.0);
-  setup.max_per_site.assign(topology.sites.size(), 0.0);
+  setup.limits.min.assign(topology.sites.size(), 0.0);
+  setup.limits.max.assign(topology.sites.size(), 0.0);
   for (int i = 0; i < c.limits_size(); ++i) {
     const auto site = topology.find_site(c.limits(i).site());
     if (!site)
       throw std::runtime_error(source.locate("limits[" + std::to_string(i) + "].site", "a site, no '" + c.limits(i).site() + "'"));
     if (c.limits(i).max_instances() > 0 && c.limits(i).max_instances() < c.limits(i).min_instances())
       throw std::runtime_error(source.locate("limits[" + std::to_string(i) + "].max_instances", ">= min_instances"));
-    setup.min_per_site[*site] = c.limits(i).min_instances();
-    setup.max_per_site[*site] = c.limits(i).max_instances();
+    setup.limits.min[*site] = c.limits(i).min_instances();
+    setup.limits.max[*site] = c.limits(i).max_instances();
   }
   return setup;
 }

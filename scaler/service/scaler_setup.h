@@ -1,6 +1,7 @@
 // nfv-scaler's configuration (proto/scaler.proto) read and turned into what
 // the slot loop needs: the system model (topology, calibration, chains, the
-// cost model's prices), the simulator backend's arrivals, and per-site limits.
+// cost model's prices), the simulator backend's arrivals, the forecast,
+// the slot clock and per-site limits.
 #pragma once
 
 #include <memory>
@@ -8,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "arrival_schedule.h"
+#include "forecaster.h"
 #include "scaler.pb.h"
-#include "simulator.h"
+#include "site_limits.h"
+#include "system_model.h"
 #include "yaml_message.h"
 
 namespace nfv {
@@ -20,8 +24,10 @@ struct ScalerSetup {
   std::shared_ptr<const SystemModel> model;
   std::shared_ptr<const ArrivalSchedule> arrivals;  // the trace's, simulator backend only
   std::vector<std::string> notes;                   // calibration overrides, the mapping: for the header
-  std::vector<double> min_per_site, max_per_site;   // per site; max 0 = the site's capacity
-  std::optional<double> trace_start_unix_s;         // the trace's time of slot 0, when it has one
+  SiteLimits limits;                                // per site; max 0 = the site's capacity
+  TraceMapping mapping;                             // slots and packets/s onto the trace (or the wall clock)
+  ForecastSpec forecast;                            // config.forecast as a forecaster's spec
+  double start_unix_s = 0;                          // the slot clock's slot 0; 0 = when the scaler starts
 };
 
 // Reads and checks the file; errors "file:line: field: expected ...".

@@ -1,0 +1,134 @@
+#include "slot_loop.h"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace nfv {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point begun) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun).count();
+}
+
+void add(std::string& reason, const std::string& part) {
+  if (!part.empty()) reason += (reason.empty() ? "" : "; ") + part;
+}
+
+}  // namespace
+
+SlotLoop::SlotLoop(std::shared_ptr<const SystemModel> model, std::unique_ptr<Backend> backend,
+                   std::unique_ptr<Forecaster> forecaster, std::unique_ptr<Policy> policy, Plan start,
+                   SlotLoopSettings settings)
+    : model_(std::move(model)), backend_(std::move(backend)), forecaster_(std::move(forecaster)),
+      policy_(std::move(policy)), settings_(std::move(settings)), validator_(model_->topology()),
+      last_good_(std::move(start)) {
+  validator_.require_valid(last_good_, "starting plan");
+}
+
+SlotLoop::~SlotLoop() = default;
+
+void SlotLoop::start() {
+  policy_->reset();
+  forecaster_->reset();
+  observation_ = backend_->start(last_good_);
+}
+
+void SlotLoop::switch_policy(std::unique_ptr<Policy> policy, std::string why) {
+  policy_ = std::move(policy);
+  pending_reason_ = std::move(why);
+}
+
+void SlotLoop::resume(const std::vector<PastSlot>& past, const CostBreakdown& cost_so_far) {
+  for (const PastSlot& slot : past) {
+    if (backend_->reruns_history()) observation_ = backend_->run_slot(slot.plan, slot.applied).observation;
+    forecaster_->observe(slot.arrival_pps, slot.slot);
+    if (slot.applied) last_good_ = slot.plan;
+  }
+  if (!past.empty()) {
+    observation_.slot = past.back().slot + 1;
+    observation_.plan = last_good_;
+    if (!backend_->reruns_history()) {
+      // Pods: what the last journaled slot measured is what the next decision starts from.
+      observation_.arrival_pps = past.back().arrival_pps;
+      observation_.measured = true;
+    }
+  }
+  cost_so_far_ = cost_so_far;
+}
+
+const SlotRecord& SlotLoop::run_slot() {
+  const Topology& topology = model_->topology();
+  SlotRecord& r = record_;
+  r = SlotRecord{};
+  r.slot = observation_.slot;
+  r.reason = std::move(pending_reason_);
+  pending_reason_.clear();
+
+  const auto forecast_begun = std::chrono::steady_clock::now();
+  try {
+    r.forecast = forecaster_->forecast(r.slot, settings_.horizon);
+  } catch (const std::exception& e) {
+    add(r.reason, std::string("forecast failed (") + e.what() + "), persistence used");
+    r.forecast = persistence_forecast(observation_, settings_.horizon);
+  }
+  r.forecast_ms = ms_since(forecast_begun);
+
+  // The plan for the slot: the policy's, or before any measurement the
+  // plan in force; either way within the limits and checked.
+  bool asked = false;
+  if (!observation_.measured) {
+    add(r.reason, "no slot measured yet: the plan in force stays");
+    r.plan = last_good_;
+  } else {
+    asked = true;
+    const auto begun = std::chrono::steady_clock::now();
+    try {
+      r.plan = policy_->decide(observation_, r.forecast);
+      r.decided = true;
+      add(r.reason, policy_->explain());
+    } catch (const std::exception& e) {
+      r.error = std::string("policy failed: ") + e.what();
+    }
+    r.decision_ms = ms_since(begun);
+  }
+  add(r.reason, forecaster_->note());
+  if (r.error.empty()) {
+    try {
+      add(r.reason, enforce_site_limits(r.plan, topology, settings_.limits));
+    } catch (const std::exception& e) {
+      r.error = std::string("limits: ") + e.what();
+    }
+  }
+  if (r.error.empty()) {
+    const auto problems = validator_.problems(r.plan);
+    if (!problems.empty()) r.error = "invalid plan: " + problems.front();
+    else if (r.plan.total_instances() == 0 && last_good_.total_instances() > 0) r.error = "the plan has no instance at all";
+  }
+  if (!r.error.empty()) {
+    r.decided = false;
+    r.plan = last_good_;
+    add(r.reason, "kept the last good plan");
+    if (asked) ++kept_last_plan_;
+  }
+
+  const bool apply = !settings_.shadow;
+  r.applied = apply;
+  try {
+    r.report = backend_->run_slot(r.plan, apply);
+  } catch (const std::exception& e) {
+    // Nothing changed in the system: the slot runs under the last good plan.
+    add(r.error, e.what());
+    add(r.reason, "apply failed, the last good plan stays");
+    r.applied = false;
+    ++apply_failures_;
+    r.report = backend_->run_slot(last_good_, false);
+  }
+  if (r.applied) last_good_ = r.plan;
+  cost_so_far_ += r.report.cost;
+  forecaster_->observe(r.report.observation.arrival_pps, r.slot);
+  observation_ = r.report.observation;
+  observation_.slot = r.slot + 1;
+  return r;
+}
+
+}  // namespace nfv
