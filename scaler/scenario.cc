@@ -19,8 +19,9 @@ const char* const kScenarioUsage = R"(  --topology FILE        topology YAML (de
                          $NFV_SHARED_DATA/traffic/abilene/abilene_tm_5min_mbps.csv)
   --trace-unit U         unit of a trace without a units line (Mbit/s, req/s, pkt/s)
   --block N              the block tested on (default: the last; Abilene: April)
-  --split S              train/test: blocks (train on the block before), fraction:F,
-                         rows:N or time:ISO (default: blocks when the trace has two, else fraction:0.75)
+  --split S              train/test: blocks (train on the block before), none (test on
+                         the whole block), fraction:F, rows:N or time:ISO (default: blocks
+                         when the trace has two, else none, or fraction:0.75 for tools that train)
   --resample SECONDS     average the trace's rows into steps of this length
   --slots N              test only the first N slots
   --vnfs A,B             VNF types of the chains made from SRC->DST columns (default counter)
@@ -91,7 +92,7 @@ Scenario load_scenario(const ScenarioOptions& o) {
                                        : read_rate_trace_csv(scenario.trace_path, option_rate_unit("--trace-unit", o.trace_unit));
   if (o.resample_seconds)
     for (RateTrace& block : file.blocks) block = block.resampled(*o.resample_seconds);
-  scenario.trace = split_trace(file, o.split.value_or(default_trace_split(file)), o.block);
+  scenario.trace = split_trace(file, o.split.value_or(default_trace_split(file, o.needs_training)), o.block);
   if (o.slots && *o.slots < scenario.trace.test.rows()) scenario.trace.test = scenario.trace.test.slice(0, *o.slots);
   scenario.notes.push_back("split " + scenario.trace.description);
   const RateTrace& test = scenario.trace.test;

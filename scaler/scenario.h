@@ -26,6 +26,7 @@ struct ScenarioOptions {
   std::string trace_unit;
   std::optional<std::size_t> block;           // the test block (default the last)
   std::optional<TraceSplit> split;            // default_trace_split()
+  bool needs_training = false;                // the tool learns from the train rows: the default split keeps some
   std::optional<double> resample_seconds;     // average rows into steps of this length
   std::optional<std::size_t> slots;           // test only the first N slots
   std::string vnfs = "counter";               // chains made from SRC->DST columns

@@ -12,9 +12,11 @@ TraceSplit parse_trace_split(const std::string& text) {
   TraceSplit split;
   const auto colon = text.find(':');
   const std::string kind = text.substr(0, colon), value = colon == std::string::npos ? "" : text.substr(colon + 1);
-  const std::string expected = "--split: expected blocks, fraction:F, rows:N or time:YYYY-MM-DDTHH:MM:SS, got '" + text + "'";
+  const std::string expected = "--split: expected blocks, none, fraction:F, rows:N or time:YYYY-MM-DDTHH:MM:SS, got '" + text + "'";
   if (kind == "blocks" && value.empty()) {
     split.kind = TraceSplit::Kind::blocks;
+  } else if (kind == "none" && value.empty()) {
+    split.kind = TraceSplit::Kind::none;
   } else if (kind == "fraction" && !value.empty()) {
     split.kind = TraceSplit::Kind::fraction;
     split.fraction = option_number("--split fraction", value);
@@ -36,6 +38,7 @@ TraceSplit parse_trace_split(const std::string& text) {
 std::string trace_split_text(const TraceSplit& split) {
   switch (split.kind) {
     case TraceSplit::Kind::blocks: return "blocks";
+    case TraceSplit::Kind::none: return "none";
     case TraceSplit::Kind::fraction: {
       char text[32];
       std::snprintf(text, sizeof text, "fraction:%g", split.fraction);
@@ -47,10 +50,10 @@ std::string trace_split_text(const TraceSplit& split) {
   return "?";
 }
 
-TraceSplit default_trace_split(const RateTraceFile& file) {
-  if (file.blocks.size() >= 2) return TraceSplit{};
+TraceSplit default_trace_split(const RateTraceFile& file, bool needs_training) {
   TraceSplit split;
-  split.kind = TraceSplit::Kind::fraction;
+  if (file.blocks.size() >= 2) return split;
+  split.kind = needs_training ? TraceSplit::Kind::fraction : TraceSplit::Kind::none;
   return split;
 }
 
@@ -73,6 +76,14 @@ SplitTrace split_trace(const RateTraceFile& file, const TraceSplit& split, std::
       out.description = "train on block " + std::to_string(block - 1) + " (" + out.train.label + ", " +
                         std::to_string(out.train.rows()) + " rows), test on block " + std::to_string(block) + " (" +
                         out.test.label + ", " + std::to_string(out.test.rows()) + " rows)";
+      return out;
+    case TraceSplit::Kind::none:
+      out.test = tested;
+      out.train = tested;
+      out.train.values.clear();
+      out.train.label = "no rows";
+      out.description = "test on block " + std::to_string(block) + " (" + tested.label + ", " +
+                        std::to_string(tested.rows()) + " rows), no training rows";
       return out;
     case TraceSplit::Kind::fraction:
       cut = static_cast<std::size_t>(std::llround(split.fraction * static_cast<double>(tested.rows())));

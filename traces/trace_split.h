@@ -3,6 +3,7 @@
 // --split: nfv-sim, the benches, nfv-train.
 //   blocks          train on the block before the test block (Abilene:
 //                   March, then April);
+//   none            test on the whole block, train on nothing;
 //   fraction:F      the test block's first F of rows train, the rest test;
 //   rows:N          its first N rows train, the rest test;
 //   time:ISO        rows before that time train, the rest test.
@@ -18,7 +19,7 @@
 namespace nfv {
 
 struct TraceSplit {
-  enum class Kind { blocks, fraction, rows, time };
+  enum class Kind { blocks, none, fraction, rows, time };
   Kind kind = Kind::blocks;
   double fraction = 0.75;
   std::size_t rows = 0;
@@ -35,7 +36,8 @@ struct SplitTrace {
 // `test_block`: the block tested on (default the last). Throws naming what
 // does not fit (no block before the first, a split leaving no rows).
 SplitTrace split_trace(const RateTraceFile& file, const TraceSplit& split, std::optional<std::size_t> test_block = {});
-// `blocks` where the file has two blocks or more, else fraction:0.75.
-TraceSplit default_trace_split(const RateTraceFile& file);
+// `blocks` where the file has two blocks or more; else fraction:0.75 when
+// training rows are needed, none when not.
+TraceSplit default_trace_split(const RateTraceFile& file, bool needs_training);
 
 }  // namespace nfv

@@ -41,27 +41,40 @@ fi
 echo "== geo-NFV demo: 3 pods (NYCMng -> CHINng -> KSCYng), one day of Abilene in $SLOTS slots, scaler policy: $(sed -n 's/^policy: {name: \([a-z]*\).*/\1/p' "$RUN/scaler.yaml")"
 echo "   work dir: $RUN"
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+# Every process this script starts is stopped on any way out (an error, ^C).
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 # Two cores for five processes: CHIN alone on core 1 with the generator,
 # NYCM and KSCY on core 0 (idle loops back off, so pods that share a core
-# both make progress).
+# both make progress). The pods run until this script stops them; the idle
+# stop is only a backstop.
 for site in kscy chin nycm; do
   case $site in chin) core=1 ;; *) core=0 ;; esac
   "$BUILD/dataplane/nfv-pod" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" \
-    --stop-when-idle-ms 4000 --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log" &
+    --stop-when-idle-ms 60000 --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log" &
   pids+=($!)
 done
-"$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
-  --quiet > "$RUN/replay.out" 2> "$RUN/replay.log" &
-replay=$!
-# The scaler talks to the pods' control APIs, which answer once their links are up.
+pod_pids=("${pids[@]}")
+# One slot clock for the traffic and the scaler: slot k of the replay is
+# slot k of the scaler, whichever of the two comes up first. The pods answer
+# their control APIs once their links are up; the clock starts a few seconds
+# after that, time for nfv-replay to bring its links up.
 for port in 9920 9921 9922; do
-  for _ in $(seq 100); do "$BUILD/tools/nfvctl" --addr "127.0.0.1:$port" status > /dev/null 2>&1 && break; sleep 0.1; done
+  for _ in $(seq 300); do "$BUILD/tools/nfvctl" --addr "127.0.0.1:$port" status > /dev/null 2>&1 && break; sleep 0.1; done
 done
-"$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --report "$RUN/report.html"
+START="$(python3 -c 'import time; print(f"{time.time() + 5:.3f}")')"
+"$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
+  --start-at "$START" --quiet > "$RUN/replay.out" 2> "$RUN/replay.log" &
+replay=$!
+pids+=("$replay")
+"$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --start-at "$START" --report "$RUN/report.html"
 wait "$replay" || { echo "nfv-replay failed; logs in $RUN"; exit 1; }
-for pid in "${pids[@]}"; do wait "$pid" || { echo "a pod failed; logs in $RUN"; exit 1; }; done
+for pid in "${pod_pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+for pid in "${pod_pids[@]}"; do wait "$pid" || { echo "a pod failed; logs in $RUN"; exit 1; }; done
 pids=()
 
 echo
@@ -74,7 +87,8 @@ journal = [json.loads(l) for l in open(f"{run}/journal.jsonl") if l.strip()]
 last = journal[-1]["cost_so_far"]
 counts = [int(j.get("instances", 0)) for j in journal]
 print(f"traffic : {int(sent)} packets sent, {int(sent - lost)} delivered, {int(lost)} lost ({100 * lost / max(sent, 1):.3f}%)")
-print(f"scaler  : {len(journal)} slots, policy {journal[-1]['policy']['name']}, instances {min(counts)}..{max(counts)}")
+measured = sum(c.get("arrival_pps", 0) for j in journal for c in j["chains"])  # packets/s over 1-s slots
+print(f"scaler  : {len(journal)} slots, {int(measured)} packets measured arriving, policy {journal[-1]['policy']['name']}, instances {min(counts)}..{max(counts)}")
 print(f"cost    : {last.get('total', 0):.2f} = operating {last.get('operating', 0):.2f} + deployment "
       f"{last.get('deployment', 0):.2f} + WAN {last.get('wan', 0):.2f} + SLA {last.get('sla_penalty', 0):.2f}")
 leaks = sum(int(json.load(open(f"{run}/{s}.json"))["mempool_in_use_after_close"]) for s in ("nycm", "chin", "kscy"))

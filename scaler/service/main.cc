@@ -28,6 +28,8 @@ constexpr const char* kUsage = R"(usage: nfv-scaler --config scaler.yaml [option
   --shadow          decide and journal, never apply
   --journal FILE    the decision journal (overrides the config's); resumed from when it has entries
   --report FILE     write the run's HTML report (from the journal) when it stops
+  --start-at T      the slot clock: slot k runs from T + k x slot_seconds (unix seconds, as
+                    nfv-replay --start-at); overrides the config's start_unix_s
   --quiet           no line per slot
 
 Signals: SIGINT/SIGTERM stop after the current slot; SIGHUP re-reads the
@@ -75,6 +77,7 @@ std::string live_line(const nfv::scaler::JournalEntry& e, const nfv::Topology& t
 int main(int argc, char** argv) {
   std::string config_path, journal, report;
   long slots = -1;
+  double start_at = 0;
   bool shadow = false, quiet = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -92,6 +95,13 @@ int main(int argc, char** argv) {
     else if (arg == "--slots") slots = std::atol(value().c_str());
     else if (arg == "--journal") journal = value();
     else if (arg == "--report") report = value();
+    else if (arg == "--start-at") {
+      start_at = std::atof(value().c_str());
+      if (!(start_at > 0)) {
+        std::fprintf(stderr, "nfv-scaler: --start-at: expected unix seconds > 0\n");
+        return 1;
+      }
+    }
     else if (arg == "--shadow") shadow = true;
     else if (arg == "--quiet") quiet = true;
     else {
@@ -108,6 +118,7 @@ int main(int argc, char** argv) {
     if (slots >= 0) setup.config.set_slots(static_cast<std::uint32_t>(slots));
     if (shadow) setup.config.set_shadow(true);
     if (!journal.empty()) setup.config.set_journal(journal);
+    if (start_at > 0) nfv::set_slot_clock(setup, start_at);
     const nfv::Topology& topology = setup.model->topology();
     std::printf("nfv-scaler %s: topology %s (%zu sites, %zu chains), backend %s, policy %s%s\n",
                 setup.config.name().c_str(), topology.name.c_str(), topology.sites.size(), topology.chains.size(),

@@ -21,6 +21,8 @@
 namespace nfv {
 namespace {
 
+constexpr double kPodWaitSeconds = 30;
+
 class PodsBackend final : public Backend {
  public:
   explicit PodsBackend(const ScalerSetup& setup)
@@ -29,7 +31,8 @@ class PodsBackend final : public Backend {
     for (const auto& pod : setup.config.pods()) {
       PodConnection p;
       p.name = pod.name();
-      p.client = std::make_unique<ControlClient>(pod.control(), pod.token());
+      p.address = pod.control();
+      p.token = pod.token();
       for (const std::string& site : pod.sites()) p.sites.push_back(*topology.find_site(site));
       pods_.push_back(std::move(p));
     }
@@ -42,8 +45,24 @@ class PodsBackend final : public Backend {
   Observation start(const Plan& running) override {
     in_force_ = previous_ = running;
     const double now = unix_now();
-    if (start_unix_s_ <= 0) start_unix_s_ = now;
-    slot_ = now <= start_unix_s_ ? 0 : static_cast<std::size_t>(std::ceil((now - start_unix_s_) / slot_seconds_));
+    // Pods may still be coming up: each gets until the clock's first slot,
+    // and at least kPodWaitSeconds, to answer.
+    const double deadline = (start_unix_s_ > 0 ? std::max(start_unix_s_, now) : now) + kPodWaitSeconds;
+    for (PodConnection& pod : pods_)
+      for (;;) {
+        try {
+          (void)telemetry(pod);
+          break;
+        } catch (const std::exception& e) {
+          if (unix_now() >= deadline)
+            throw std::runtime_error("pod " + pod.name + " did not answer within " + std::to_string(kPodWaitSeconds) +
+                                     " s: " + e.what());
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+      }
+    const double ready = unix_now();
+    if (start_unix_s_ <= 0) start_unix_s_ = ready;  // no clock given: it starts now
+    slot_ = ready <= start_unix_s_ ? 0 : static_cast<std::size_t>(std::ceil((ready - start_unix_s_) / slot_seconds_));
     sleep_until_unix(slot_start(slot_));
     for (PodConnection& pod : pods_) pod.last = telemetry(pod);
     Observation first;
@@ -69,17 +88,29 @@ class PodsBackend final : public Backend {
   bool done() const override { return false; }
 
  private:
+  // A pod's control API, connected on first use and again after a failure
+  // (a pod that was not up yet, or went away and came back).
   struct PodConnection {
-    std::string name;
+    std::string name, address, token;
     std::unique_ptr<ControlClient> client;
     std::vector<std::size_t> sites;
     stats::PodStats last;
+
+    control::Response call(const control::Request& request) {
+      try {
+        if (!client) client = std::make_unique<ControlClient>(address, token);
+        return client->call(request);
+      } catch (...) {
+        client.reset();
+        throw;
+      }
+    }
   };
 
   stats::PodStats telemetry(PodConnection& pod) {
     control::Request request;
     request.mutable_telemetry();
-    const control::Response response = pod.client->call(request);
+    const control::Response response = pod.call(request);
     if (!response.ok()) throw std::runtime_error("pod " + pod.name + ": telemetry: " + response.error());
     return response.telemetry();
   }
@@ -122,20 +153,20 @@ class PodsBackend final : public Backend {
     for (PodConnection& pod : pods_) {
       control::Request request = plan_request(plan, pod);
       request.mutable_apply_plan()->set_dry_run(true);
-      const control::Response response = pod.client->call(request);
+      const control::Response response = pod.call(request);
       if (!response.ok()) throw std::runtime_error("pod " + pod.name + " refused the plan: " + response.error());
     }
     std::size_t applied = 0;
     try {
       for (; applied < pods_.size(); ++applied) {
-        const control::Response response = pods_[applied].client->call(plan_request(plan, pods_[applied]));
+        const control::Response response = pods_[applied].call(plan_request(plan, pods_[applied]));
         if (!response.ok()) throw std::runtime_error("pod " + pods_[applied].name + ": apply_plan: " + response.error());
       }
     } catch (const std::exception& e) {
       std::string rollback;
       for (std::size_t p = 0; p < applied; ++p) {
         try {
-          const control::Response back = pods_[p].client->call(plan_request(in_force_, pods_[p]));
+          const control::Response back = pods_[p].call(plan_request(in_force_, pods_[p]));
           if (!back.ok()) rollback += "; pod " + pods_[p].name + " did not go back: " + back.error();
         } catch (const std::exception& again) {
           rollback += "; pod " + pods_[p].name + " did not go back: " + again.what();

@@ -168,6 +168,12 @@ ScalerSetup parse_scaler_setup(const std::string& text, const std::string& file_
   return build(std::move(setup));
 }
 
+void set_slot_clock(ScalerSetup& setup, double start_unix_s) {
+  setup.config.set_start_unix_s(start_unix_s);
+  setup.start_unix_s = start_unix_s;
+  if (!setup.arrivals) setup.mapping.start_unix_s = start_unix_s;  // no trace: the wall clock is the trace time
+}
+
 ScalerSetup load_scaler_setup(const std::string& path) {
   ScalerSetup setup;
   setup.source = load_yaml_message(path, setup.config);

@@ -33,5 +33,7 @@ struct ScalerSetup {
 // Reads and checks the file; errors "file:line: field: expected ...".
 ScalerSetup load_scaler_setup(const std::string& path);
 ScalerSetup parse_scaler_setup(const std::string& text, const std::string& file_name);
+// Slot k runs from `start_unix_s` + k x slot_seconds (the config's start_unix_s, replaced).
+void set_slot_clock(ScalerSetup& setup, double start_unix_s);
 
 }  // namespace nfv

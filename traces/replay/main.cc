@@ -7,6 +7,7 @@
 // one polling loop on the main lcore until the trace is over (or a signal),
 // then the summary, the per-slot CSV and teardown with a mempool check.
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -46,6 +47,9 @@ options (after --):
   --drain-ms N             after the last packet is sent, wait this long for the sink to see
                            nothing more (default 1000)
   --stop-when-idle-ms N    standalone sink: stop once nothing arrived for N ms after the first packet
+  --start-at UNIX_SECONDS  slot 0 starts at this wall-clock time (e.g. nfv-scaler --start-at with the
+                           same value: the two share one slot clock); when it has passed, the
+                           slots already over are skipped and the generator joins at the next one
   --lead-ms N              wait N ms after the links come up before the first slot starts, so that
                            every peer is forwarding (default 200)
   --quiet                  no progress lines
@@ -71,6 +75,7 @@ struct AppArgs {
   double drain_ms = 1000;
   double stop_when_idle_ms = 0;
   double lead_ms = 200;
+  double start_at = 0;  // unix seconds of slot 0; 0 = lead_ms after the links are up
   bool quiet = false;
 };
 
@@ -89,6 +94,7 @@ AppArgs parse_app_args(const std::vector<char*>& args) {
     else if (a == "--drain-ms") out.drain_ms = nfv::parse_option_number(a, value());
     else if (a == "--stop-when-idle-ms") out.stop_when_idle_ms = nfv::parse_option_number(a, value());
     else if (a == "--lead-ms") out.lead_ms = nfv::parse_option_number(a, value());
+    else if (a == "--start-at") out.start_at = nfv::parse_option_number(a, value());
     else if (a == "--quiet") out.quiet = true;
     else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
   }
@@ -184,10 +190,23 @@ int main(int argc, char** argv) {
     if (rc == 0) {
       const uint64_t hz = rte_get_tsc_hz();
       // A lead so that every peer polls before the first slot starts: a pod
-      // whose links came up with ours may still be starting its workers.
-      const uint64_t start_tsc = rte_rdtsc() + static_cast<uint64_t>(app.lead_ms * 1e-3 * static_cast<double>(hz));
+      // whose links came up with ours may still be starting its workers. Or
+      // the slot clock the scaler keeps too (--start-at).
+      uint64_t start_tsc = rte_rdtsc() + static_cast<uint64_t>(app.lead_ms * 1e-3 * static_cast<double>(hz));
+      std::size_t first_slot = 0;
+      if (app.start_at > 0) {
+        const double ahead_s = app.start_at - static_cast<double>(clock.to_ns(rte_rdtsc())) / 1e9;
+        const auto ahead_tsc = static_cast<int64_t>(ahead_s * static_cast<double>(hz));
+        start_tsc = static_cast<uint64_t>(static_cast<int64_t>(rte_rdtsc()) + ahead_tsc);
+        if (ahead_s < 0 && generator) {
+          const double slot_s = generator->plan().scale.slot_wall_seconds;
+          first_slot = static_cast<std::size_t>(std::ceil(-ahead_s / slot_s));
+          std::printf("nfv-replay: started %.3f s after --start-at: joining the slot clock at slot %zu (slots before it are not sent)\n",
+                      -ahead_s, first_slot);
+        }
+      }
       if (generator) {
-        generator->start(start_tsc);
+        generator->start(start_tsc, first_slot);
         if (sink) sink->align_slots(generator->start_ns());
       }
       if (replayer) replayer->start(start_tsc);

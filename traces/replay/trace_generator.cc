@@ -62,10 +62,11 @@ TraceGenerator::~TraceGenerator() {
   if (pending_count_) rte_pktmbuf_free_bulk(pending_, pending_count_);
 }
 
-void TraceGenerator::start(uint64_t start_tsc) {
+void TraceGenerator::start(uint64_t start_tsc, std::size_t first_slot) {
   start_tsc_ = start_tsc;
   slot_tsc_ = static_cast<uint64_t>(plan_.scale.slot_wall_seconds * static_cast<double>(clock_.hz()));
   start_ns_ = clock_.to_ns(start_tsc);
+  first_slot_ = first_slot;
 }
 
 uint64_t TraceGenerator::quota(std::size_t slot, std::size_t chain) const {
@@ -142,6 +143,7 @@ void TraceGenerator::transmit() {
 bool TraceGenerator::poll(uint64_t now_tsc) {
   if (now_tsc < start_tsc_) return true;
   const std::size_t slot = static_cast<std::size_t>((now_tsc - start_tsc_) / slot_tsc_);
+  if (slot < first_slot_) return true;
   if (slot >= plan_.slots) {
     slot_ = plan_.slots;
     transmit();

@@ -34,8 +34,9 @@ class TraceGenerator {
   TraceGenerator(const TraceGenerator&) = delete;
   TraceGenerator& operator=(const TraceGenerator&) = delete;
 
-  // Slot 0 starts at `start_tsc`.
-  void start(uint64_t start_tsc);
+  // Slot 0 starts at `start_tsc`; slots before `first_slot` send nothing
+  // (a generator that joins a slot clock late).
+  void start(uint64_t start_tsc, std::size_t first_slot = 0);
   // One pass: builds what is due and transmits. False once the last slot
   // is over and nothing is left to send.
   bool poll(uint64_t now_tsc);
@@ -88,6 +89,7 @@ class TraceGenerator {
 
   uint64_t start_tsc_ = 0, start_ns_ = 0, slot_tsc_ = 0, slot_start_tsc_ = 0;
   std::size_t slot_ = 0;
+  std::size_t first_slot_ = 0;
   bool slot_entered_ = false;
 
   // Built, not yet taken by the port; oldest first.
