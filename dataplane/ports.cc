@@ -10,9 +10,13 @@
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <spdlog/spdlog.h>
 
 namespace nfv {
 namespace {
+
+// How long a memif client waits for its link before connecting again.
+constexpr std::chrono::milliseconds kMemifRetry{1000};
 
 std::string errno_text(int rc) { return rte_strerror(rc < 0 ? -rc : rc); }
 
@@ -78,15 +82,39 @@ void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_
 
 std::vector<std::string> wait_for_links(const std::vector<uint16_t>& port_ids, const std::vector<PortInfo>& ports,
                                         uint32_t timeout_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::milliseconds(timeout_ms);
+  auto next_retry = start + kMemifRetry;
+  std::vector<std::uint8_t> was_up(port_ids.size(), 0);
   for (;;) {
     std::vector<std::string> down;
+    std::vector<std::size_t> down_clients;
     for (std::size_t i = 0; i < port_ids.size(); ++i) {
       rte_eth_link link{};
-      if (rte_eth_link_get_nowait(port_ids[i], &link) != 0 || link.link_status != RTE_ETH_LINK_UP)
-        down.push_back(ports[i].name);
+      if (rte_eth_link_get_nowait(port_ids[i], &link) == 0 && link.link_status == RTE_ETH_LINK_UP) {
+        if (!was_up[i])
+          spdlog::debug("port {}: link up after {} ms", ports[i].name,
+                        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
+        was_up[i] = 1;
+        continue;
+      }
+      down.push_back(ports[i].name);
+      if (ports[i].driver == PortDriverKind::kMemif && ports[i].memif_client) down_clients.push_back(i);
     }
-    if (down.empty() || std::chrono::steady_clock::now() >= deadline) return down;
+    const auto now = std::chrono::steady_clock::now();
+    if (down.empty() || now >= deadline) return down;
+    // A memif server refuses a client that connects between creating its
+    // socket and starting its device, and the client does not try again:
+    // a client still down is restarted, which connects anew.
+    if (now >= next_retry) {
+      for (std::size_t i : down_clients) {
+        spdlog::info("port {}: memif link still down after {} ms; connecting again", ports[i].name,
+                     std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count());
+        rte_eth_dev_stop(port_ids[i]);
+        rte_eth_dev_start(port_ids[i]);
+      }
+      next_retry = now + kMemifRetry;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }

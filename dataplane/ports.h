@@ -22,8 +22,9 @@ uint16_t create_port_device(const PortInfo& port);
 // client whose server is not up yet is retried for `peer_wait_ms`.
 void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_mempool* pool, uint32_t peer_wait_ms);
 
-// Waits until every port reports link up, or `timeout_ms` passes. Returns the
-// names of ports still down.
+// Waits until every port reports link up, or `timeout_ms` passes; a memif
+// client still down is connected again every second. Returns the names of
+// ports still down.
 std::vector<std::string> wait_for_links(const std::vector<uint16_t>& port_ids, const std::vector<PortInfo>& ports,
                                         uint32_t timeout_ms);
 

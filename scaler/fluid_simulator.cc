@@ -12,8 +12,9 @@
 namespace nfv {
 namespace {
 
-// M/M/1 waiting grows without bound at full load; a saturated pool's delay
-// is its fluid backlog, so the per-instance term is capped at this load.
+// M/M/1 waiting grows without bound at full load; a pool that keeps a
+// backlog is timed by its fluid queue instead, and one without is capped at
+// this load.
 constexpr double kMaxQueueingLoad = 0.99;
 // The percentile reported per chain and slot: p99.
 constexpr double kTail = 0.01;
@@ -168,24 +169,18 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
       to_site_[s] = served;
       hop_output += served;
 
-      double wait_lo_ms = 0, wait_hi_ms = 0, sojourn_ms = 0;
+      PoolWait wait;
       PoolLoad load{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(s),
                     instances, offered / slot_s, served / slot_s, queued, 0.0, 0.0};
       if (capacity_pps > 0) {
         load.utilisation = offered / (capacity_pps * slot_s);
-        // Fluid wait behind the mean backlog of the slot, plus M/M/1 sojourn
-        // at one instance's load (the pool spreads flows evenly over
-        // instances, each with its own queue).
-        const double rho = std::min(served / slot_s / capacity_pps, kMaxQueueingLoad);
-        wait_lo_ms = 1e3 * std::min(backlog, queued) / capacity_pps;
-        wait_hi_ms = 1e3 * std::max(backlog, queued) / capacity_pps;
-        sojourn_ms = 1e3 / (service_pps * (1 - rho));
-        load.queueing_ms = (wait_lo_ms + wait_hi_ms) / 2 + sojourn_ms;
+        wait = pool_wait(backlog, arriving, served, queued, capacity_pps, service_pps, instances * queue_per_instance);
+        load.queueing_ms = wait.mean_ms();
       } else {
         load.utilisation = offered > 0 ? std::numeric_limits<double>::infinity() : 0.0;
       }
       outcome_.observation.pools.push_back(load);
-      if (served > 0) hop_sites_[h * sites + served_sites++] = HopSite{s, served, wait_lo_ms, wait_hi_ms, sojourn_ms};
+      if (served > 0) hop_sites_[h * sites + served_sites++] = HopSite{s, served, wait};
     }
     for (std::size_t i = 0; i < served_sites; ++i) hop_sites_[h * sites + i].weight /= hop_output;
     hop_site_count_[h] = served_sites;
@@ -201,9 +196,10 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
     collect_routes(c);
     double mean = 0, lo = INFINITY, hi = 0;
     for (const RouteLatency& r : routes_) {
-      mean += r.share * (r.fixed_ms + (r.lo_ms + r.hi_ms) / 2 + r.sojourn_ms);
-      lo = std::min(lo, r.fixed_ms + r.lo_ms);
-      hi = std::max(hi, r.fixed_ms + r.hi_ms + r.sojourn_ms * std::log(1 / kTail));
+      const PoolWait& w = r.wait;
+      mean += r.share * (r.fixed_ms + w.mean_ms());
+      lo = std::min(lo, r.fixed_ms + std::min(w.start_ms, w.end_ms));
+      hi = std::max(hi, r.fixed_ms + std::max(w.start_ms, w.end_ms) + w.sojourn_ms * std::log(1 / kTail));
     }
     traffic.mean_latency_ms = mean;
     traffic.late = traffic.delivered * std::min(1.0, share_over(chain.sla_latency_ms));
@@ -243,29 +239,93 @@ void FluidSimulator::collect_routes(std::size_t c) {
       RouteLatency longer = route;
       longer.share *= next.weight;
       longer.fixed_ms += m.route_delay_ms(at, next.site);
-      longer.lo_ms += next.wait_lo_ms;
-      longer.hi_ms += next.wait_hi_ms;
-      longer.sojourn_ms += next.sojourn_ms;
+      PoolWait& w = longer.wait;
+      const double longest = std::max(next.wait.start_ms, next.wait.end_ms);
+      if (longest > longer.longest_wait_ms) {
+        longer.longest_wait_ms = longest;
+        w.start_share = next.wait.start_share;
+        w.ramp_share = next.wait.ramp_share;
+      }
+      w.start_ms += next.wait.start_ms;
+      w.end_ms += next.wait.end_ms;
+      w.sojourn_ms += next.wait.sojourn_ms;
       self(self, h + 1, next.site, longer);
     }
   };
-  walk(walk, 0, chain.ingress, RouteLatency{1.0, 0, 0, 0, 0});
+  walk(walk, 0, chain.ingress, RouteLatency{1.0, 0, PoolWait{}, 0});
 }
+
+namespace {
+
+// P(W + E > y): W uniform on [a, b] (a point when b - a is tiny), E
+// exponential with mean m (none when m = 0).
+double tail(double y, double a, double b, double m) {
+  if (y <= a) return 1;
+  if (m <= 0) return b - a > 1e-12 ? std::clamp((b - y) / (b - a), 0.0, 1.0) : 0.0;
+  if (b - a < 1e-12) return std::exp(-(y - a) / m);
+  if (y < b) return ((b - y) + m * (1 - std::exp(-(y - a) / m))) / (b - a);
+  return m * (std::exp(-(y - b) / m) - std::exp(-(y - a) / m)) / (b - a);
+}
+
+}  // namespace
 
 double FluidSimulator::share_over(double ms) const {
   double share = 0;
   for (const RouteLatency& r : routes_) {
+    const PoolWait& w = r.wait;
     const double y = ms - r.fixed_ms;  // what the waits must exceed
-    const double a = r.lo_ms, b = r.hi_ms, mean = r.sojourn_ms;
-    double p;
-    if (y <= a) p = 1;
-    else if (mean <= 0) p = b > a ? std::clamp((b - y) / (b - a), 0.0, 1.0) : 0.0;
-    else if (b - a < 1e-12) p = std::exp(-(y - a) / mean);
-    else if (y < b) p = ((b - y) + mean * (1 - std::exp(-(y - a) / mean))) / (b - a);  // P(U + E > y), U uniform on [a, b]
-    else p = mean * (std::exp(-(y - b) / mean) - std::exp(-(y - a) / mean)) / (b - a);
-    share += r.share * p;
+    const double end_share = std::max(0.0, 1 - w.start_share - w.ramp_share);
+    share += r.share * (w.start_share * tail(y, w.start_ms, w.start_ms, w.sojourn_ms) +
+                        w.ramp_share * tail(y, std::min(w.start_ms, w.end_ms), std::max(w.start_ms, w.end_ms), w.sojourn_ms) +
+                        end_share * tail(y, w.end_ms, w.end_ms, w.sojourn_ms));
   }
   return share;
+}
+
+double FluidSimulator::PoolWait::mean_ms() const {
+  const double end_share = std::max(0.0, 1 - start_share - ramp_share);
+  return start_share * start_ms + ramp_share * (start_ms + end_ms) / 2 + end_share * end_ms + sojourn_ms;
+}
+
+// Over one slot of T seconds the backlog goes from `backlog` towards
+// `queued` at the net rate |arrivals - service| and stays there once it
+// arrives (full, or empty). The served packets are the backlog queued at the
+// start, then arrivals in the order they came; the dropped ones arrived
+// when the queue was full and the last `queued` arrivals wait for the next
+// slot.
+FluidSimulator::PoolWait FluidSimulator::pool_wait(double backlog, double arriving, double served, double queued,
+                                                   double capacity_pps, double service_pps, double queue_limit) const {
+  PoolWait w;
+  const double slot_s = model_->slot_seconds();
+  if (backlog <= 0 && queued <= 0) {
+    const double rho = std::min(served / slot_s / capacity_pps, kMaxQueueingLoad);
+    w.sojourn_ms = 1e3 / (service_pps * (1 - rho));
+    return w;
+  }
+  const double service_ms = 1e3 / service_pps;
+  w.start_ms = 1e3 * backlog / capacity_pps + service_ms;
+  w.end_ms = 1e3 * queued / capacity_pps + service_ms;
+  const double arrival_pps = arriving / slot_s;
+  const double net_pps = std::abs(arrival_pps - capacity_pps);
+  const double ramp_s = net_pps > 0 ? std::min(slot_s, std::abs(queued - backlog) / net_pps) : 0.0;
+  // Arrivals accepted while the backlog moved, and after (at the service
+  // rate once a rising queue is full); the last `queued` are not served yet.
+  double ramp = arrival_pps * ramp_s;
+  double after = (arrival_pps > capacity_pps && queued >= queue_limit ? capacity_pps : arrival_pps) * (slot_s - ramp_s);
+  double left = queued;
+  const double from_after = std::min(after, left);
+  after -= from_after;
+  left -= from_after;
+  ramp = std::max(0.0, ramp - left);
+  const double from_backlog = std::min(backlog, served);
+  const double total = from_backlog + ramp + after;
+  if (total <= 0) {
+    w.start_share = 1;
+    return w;
+  }
+  w.start_share = from_backlog / total;
+  w.ramp_share = ramp / total;
+  return w;
 }
 
 void FluidSimulator::carry(std::size_t from, std::size_t to, double packets) {

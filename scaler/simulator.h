@@ -46,23 +46,37 @@ class FluidSimulator {
 
  private:
   // Per hop: the sites carrying traffic, their share of the hop's output
-  // and the time a packet spends in their pool: a wait behind the fluid
-  // backlog, which grows or shrinks linearly over the slot (uniform between
-  // its values at the start and the end), plus an M/M/1 sojourn at one
-  // instance's load (exponential).
+  // and the time a packet spends in their pool. The packets a pool serves in
+  // a slot wait behind its fluid backlog: those queued when the slot began
+  // behind that backlog (`start`); arrivals while the backlog moves towards
+  // its value at the slot's end, at the rate arrivals exceed (or fall short
+  // of) service, behind a backlog between the two (uniform); later arrivals
+  // behind the end backlog (`end`). A backlogged pool adds one service time;
+  // one without a backlog an M/M/1 sojourn at its load (exponential).
+  struct PoolWait {
+    double start_share = 0, ramp_share = 0;  // the rest waited behind the end backlog
+    double start_ms = 0, end_ms = 0;
+    double sojourn_ms = 0;                   // mean of the exponential part
+    double mean_ms() const;
+  };
   struct HopSite {
     std::size_t site;
     double weight;
-    double wait_lo_ms, wait_hi_ms;
-    double sojourn_ms;
+    PoolWait wait;
   };
-  // One route of a chain's delivered traffic: its share and its latency,
-  // propagation + Uniform[lo, hi] + Exponential(mean sojourn).
+  // One route of a chain's delivered traffic: its share, propagation, and
+  // the waits of its pools. Over several hops the waits add up, the shares
+  // are the longest-waiting pool's and the sojourns' means add: exact for
+  // one backlogged pool on the route, the usual case.
   struct RouteLatency {
     double share;
-    double fixed_ms, lo_ms, hi_ms, sojourn_ms;
+    double fixed_ms;
+    PoolWait wait;
+    double longest_wait_ms;  // of one pool: whose shares the route takes
   };
   void run_chain(std::size_t chain, double arrival_pps);
+  PoolWait pool_wait(double backlog, double arriving, double served, double queued, double capacity_pps,
+                     double service_pps, double queue_limit) const;
   // Collects the routes the chain's traffic took through its hop sites.
   void collect_routes(std::size_t chain);
   // Share of delivered traffic over `ms` (routes of collect_routes).

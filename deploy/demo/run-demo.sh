@@ -59,19 +59,17 @@ for site in kscy chin nycm; do
   pids+=($!)
 done
 pod_pids=("${pids[@]}")
-# One slot clock for the traffic and the scaler: slot k of the replay is
-# slot k of the scaler, whichever of the two comes up first. The pods answer
-# their control APIs once their links are up; the clock starts a few seconds
-# after that, time for nfv-replay to bring its links up.
-for port in 9920 9921 9922; do
-  for _ in $(seq 300); do "$BUILD/tools/nfvctl" --addr "127.0.0.1:$port" status > /dev/null 2>&1 && break; sleep 0.1; done
-done
-START="$(python3 -c 'import time; print(f"{time.time() + 5:.3f}")')"
+# One slot clock for the traffic and the scaler: nfv-replay fixes slot 0 two
+# seconds after its links are up and writes the time down; nfv-scaler waits
+# for it and measures slot k of the traffic as its own slot k, whichever of
+# the two comes up first.
+rm -f "$RUN/slot-clock"
 "$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
-  --start-at "$START" --quiet > "$RUN/replay.out" 2> "$RUN/replay.log" &
+  --lead-ms 2000 --start-file "$RUN/slot-clock" --quiet > "$RUN/replay.out" 2> "$RUN/replay.log" &
 replay=$!
 pids+=("$replay")
-"$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --start-at "$START" --report "$RUN/report.html"
+"$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --start-at-file "$RUN/slot-clock" \
+  --report "$RUN/report.html"
 wait "$replay" || { echo "nfv-replay failed; logs in $RUN"; exit 1; }
 for pid in "${pod_pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
 for pid in "${pod_pids[@]}"; do wait "$pid" || { echo "a pod failed; logs in $RUN"; exit 1; }; done

@@ -30,6 +30,8 @@ constexpr const char* kUsage = R"(usage: nfv-scaler --config scaler.yaml [option
   --report FILE     write the run's HTML report (from the journal) when it stops
   --start-at T      the slot clock: slot k runs from T + k x slot_seconds (unix seconds, as
                     nfv-replay --start-at); overrides the config's start_unix_s
+  --start-at-file F the same, read from F once it appears (nfv-replay --start-file F writes
+                    it when its links are up); waits up to 60 s for it
   --quiet           no line per slot
 
 Signals: SIGINT/SIGTERM stop after the current slot; SIGHUP re-reads the
@@ -72,12 +74,32 @@ std::string live_line(const nfv::scaler::JournalEntry& e, const nfv::Topology& t
   return text;
 }
 
+// The slot clock's start from the file another process writes (nfv-replay
+// --start-file): polled until it appears, 60 s at most.
+double read_start_file(const std::string& path) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    if (std::FILE* in = std::fopen(path.c_str(), "r")) {
+      double start = 0;
+      const bool read = std::fscanf(in, "%lf", &start) == 1;
+      std::fclose(in);
+      if (!read || !(start > 0)) throw std::runtime_error("--start-at-file " + path + ": expected unix seconds");
+      return start;
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw std::runtime_error("--start-at-file " + path + ": not there after 60 s (is nfv-replay --start-file running?)");
+    if (stop_requested.load()) throw std::runtime_error("stopped while waiting for --start-at-file " + path);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string config_path, journal, report;
   long slots = -1;
   double start_at = 0;
+  std::string start_file;
   bool shadow = false, quiet = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -95,6 +117,7 @@ int main(int argc, char** argv) {
     else if (arg == "--slots") slots = std::atol(value().c_str());
     else if (arg == "--journal") journal = value();
     else if (arg == "--report") report = value();
+    else if (arg == "--start-at-file") start_file = value();
     else if (arg == "--start-at") {
       start_at = std::atof(value().c_str());
       if (!(start_at > 0)) {
@@ -118,6 +141,7 @@ int main(int argc, char** argv) {
     if (slots >= 0) setup.config.set_slots(static_cast<std::uint32_t>(slots));
     if (shadow) setup.config.set_shadow(true);
     if (!journal.empty()) setup.config.set_journal(journal);
+    if (!start_file.empty()) start_at = read_start_file(start_file);
     if (start_at > 0) nfv::set_slot_clock(setup, start_at);
     const nfv::Topology& topology = setup.model->topology();
     std::printf("nfv-scaler %s: topology %s (%zu sites, %zu chains), backend %s, policy %s%s\n",

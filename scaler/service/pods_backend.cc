@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -22,6 +23,7 @@ namespace nfv {
 namespace {
 
 constexpr double kPodWaitSeconds = 30;
+constexpr double kBaselineLeadSeconds = 0.25;
 
 class PodsBackend final : public Backend {
  public:
@@ -63,8 +65,15 @@ class PodsBackend final : public Backend {
     const double ready = unix_now();
     if (start_unix_s_ <= 0) start_unix_s_ = ready;  // no clock given: it starts now
     slot_ = ready <= start_unix_s_ ? 0 : static_cast<std::size_t>(std::ceil((ready - start_unix_s_) / slot_seconds_));
-    sleep_until_unix(slot_start(slot_));
+    std::printf("slot clock: slot 0 at %.3f (unix s); the pods answered %.3f s %s it; joining at slot %zu\n", start_unix_s_,
+                std::abs(ready - start_unix_s_), ready <= start_unix_s_ ? "before" : "after", slot_);
+    std::fflush(stdout);
+    // The counters the first slot is measured from. Before slot 0 no traffic
+    // runs yet: they are read a little ahead, so that the reads do not take
+    // a pod's core just as its traffic starts.
+    sleep_until_unix(slot_start(slot_) - (slot_ == 0 ? kBaselineLeadSeconds : 0.0));
     for (PodConnection& pod : pods_) pod.last = telemetry(pod);
+    sleep_until_unix(slot_start(slot_));
     Observation first;
     first.slot = slot_;
     first.plan = running;

@@ -50,6 +50,9 @@ options (after --):
   --start-at UNIX_SECONDS  slot 0 starts at this wall-clock time (e.g. nfv-scaler --start-at with the
                            same value: the two share one slot clock); when it has passed, the
                            slots already over are skipped and the generator joins at the next one
+  --start-file FILE        write slot 0's wall-clock time (unix seconds) to FILE once it is fixed
+                           (after the links are up): nfv-scaler --start-at-file FILE then keeps
+                           the same slot clock, whichever of the two starts first
   --lead-ms N              wait N ms after the links come up before the first slot starts, so that
                            every peer is forwarding (default 200)
   --quiet                  no progress lines
@@ -76,6 +79,7 @@ struct AppArgs {
   double stop_when_idle_ms = 0;
   double lead_ms = 200;
   double start_at = 0;  // unix seconds of slot 0; 0 = lead_ms after the links are up
+  std::string start_file;  // where slot 0's unix time is written once fixed
   bool quiet = false;
 };
 
@@ -95,6 +99,7 @@ AppArgs parse_app_args(const std::vector<char*>& args) {
     else if (a == "--stop-when-idle-ms") out.stop_when_idle_ms = nfv::parse_option_number(a, value());
     else if (a == "--lead-ms") out.lead_ms = nfv::parse_option_number(a, value());
     else if (a == "--start-at") out.start_at = nfv::parse_option_number(a, value());
+    else if (a == "--start-file") out.start_file = value();
     else if (a == "--quiet") out.quiet = true;
     else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
   }
@@ -208,6 +213,14 @@ int main(int argc, char** argv) {
       if (generator) {
         generator->start(start_tsc, first_slot);
         if (sink) sink->align_slots(generator->start_ns());
+      }
+      if (!app.start_file.empty()) {
+        // Written whole, then renamed: a reader never sees half a number.
+        const std::string partial = app.start_file + ".partial";
+        std::FILE* out = std::fopen(partial.c_str(), "w");
+        if (!out || std::fprintf(out, "%.6f\n", static_cast<double>(clock.to_ns(start_tsc)) / 1e9) < 0 || std::fclose(out) != 0 ||
+            std::rename(partial.c_str(), app.start_file.c_str()) != 0)
+          std::fprintf(stderr, "nfv-replay: --start-file %s: cannot write it\n", app.start_file.c_str());
       }
       if (replayer) replayer->start(start_tsc);
       const bool sending = generator || replayer;
