@@ -12,9 +12,11 @@
 #include <csignal>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 #include <thread>
 
 #include "abilene_pods.h"
+#include "control_client.h"
 #include "journal.h"
 #include "pod_runner.h"
 #include "rate_trace.h"
@@ -69,14 +71,13 @@ std::string pod_chains() {
       - {vnf: forward, site: CHINng, instances: 3)" + hop + "\n";
 }
 
-TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPolicyLive) {
-  const std::string dir = make_temp_dir("scaler_pods");
-  write_file(dir + "/trace.csv", rate_trace_to_csv(compressed_day()));
-  // The scaler's view: the same sites, one VNF type, the pods' plan to start from.
-  write_file(dir + "/topology.yaml", std::string("name: three\n") + R"(sites:
-  - {name: NYCMng, lat: 40.7833, lon: -73.9667, instance_capacity: 16, operating_price: 1, deployment_price: 5}
-  - {name: CHINng, lat: 41.8333, lon: -87.6167, instance_capacity: 16, operating_price: 1, deployment_price: 5}
-  - {name: KSCYng, lat: 38.961694, lon: -96.596704, instance_capacity: 16, operating_price: 1, deployment_price: 5}
+// The scaler's view of the pods: the same sites, one VNF type; every site
+// hosts `capacity` instances.
+std::string three_sites(int capacity) {
+  const std::string site = ", instance_capacity: " + std::to_string(capacity) + ", operating_price: 1, deployment_price: 5}";
+  return std::string("name: three\nsites:\n") + "  - {name: NYCMng, lat: 40.7833, lon: -73.9667" + site +
+         "\n  - {name: CHINng, lat: 41.8333, lon: -87.6167" + site + "\n  - {name: KSCYng, lat: 38.961694, lon: -96.596704" + site +
+         R"(
 links:
   - {from: NYCMng, to: CHINng, route_factor: 1.3, bandwidth_mbps: 10000, price_per_gb: 0.02}
   - {from: CHINng, to: KSCYng, route_factor: 1.3, bandwidth_mbps: 10000, price_per_gb: 0.02}
@@ -85,20 +86,32 @@ vnf_types:
 chains:
   - {name: video, ingress: NYCMng, egress: KSCYng, vnfs: [forward, forward], sla_latency_ms: 50}
   - {name: calls, ingress: NYCMng, egress: KSCYng, vnfs: [forward], sla_latency_ms: 50}
-)");
-  write_file(dir + "/plan.yaml", R"(pools:
+)";
+}
+
+// What the pods run from the start (pod_chains()).
+constexpr const char* kStartingPlan = R"(pools:
   - {chain: video, hop: 1, site: NYCMng, instances: 5}
   - {chain: video, hop: 2, site: CHINng, instances: 5}
   - {chain: calls, hop: 1, site: CHINng, instances: 3}
-)");
-  const std::string scaler_yaml = "name: e2e\ntopology: " + dir + "/topology.yaml\nbackend: pods\nslot_seconds: 1\n"
-                                  "packet_bytes: 128\nqueue_packets: 512\nslots: 36\njournal: " + dir + "/journal.jsonl\n"
-                                  "policy: {name: online, params: {plan: " + dir + "/plan.yaml, candidates: plan, utilisation: '0.75'}}\n"
-                                  "control: {port: " + std::to_string(kControlBase + 3) + ", token: t}\npods:\n"
-                                  "  - {name: nycm, control: '127.0.0.1:" + std::to_string(kControlBase) + "', token: t, sites: [NYCMng]}\n"
-                                  "  - {name: chin, control: '127.0.0.1:" + std::to_string(kControlBase + 1) + "', token: t, sites: [CHINng]}\n"
-                                  "  - {name: kscy, control: '127.0.0.1:" + std::to_string(kControlBase + 2) + "', token: t, sites: [KSCYng]}\n";
-  write_file(dir + "/scaler.yaml", scaler_yaml);
+)";
+
+std::string scaler_yaml(const std::string& dir, int slots, const std::string& policy) {
+  return "name: e2e\ntopology: " + dir + "/topology.yaml\nbackend: pods\nslot_seconds: 1\n"
+         "packet_bytes: 128\nqueue_packets: 512\nslots: " + std::to_string(slots) + "\njournal: " + dir + "/journal.jsonl\n"
+         "policy: " + policy + "\ncontrol: {port: " + std::to_string(kControlBase + 3) + ", token: t}\npods:\n"
+         "  - {name: nycm, control: '127.0.0.1:" + std::to_string(kControlBase) + "', token: t, sites: [NYCMng]}\n"
+         "  - {name: chin, control: '127.0.0.1:" + std::to_string(kControlBase + 1) + "', token: t, sites: [CHINng]}\n"
+         "  - {name: kscy, control: '127.0.0.1:" + std::to_string(kControlBase + 2) + "', token: t, sites: [KSCYng]}\n";
+}
+
+TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPolicyLive) {
+  const std::string dir = make_temp_dir("scaler_pods");
+  write_file(dir + "/trace.csv", rate_trace_to_csv(compressed_day()));
+  write_file(dir + "/topology.yaml", three_sites(16));
+  write_file(dir + "/plan.yaml", kStartingPlan);
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: online, params: {plan: " + dir +
+                                                         "/plan.yaml, candidates: plan, utilisation: '0.75'}}"));
   const std::string replay_yaml = R"(name: sp_replay
 ports:
   - {name: to_pod, driver: memif, memif_role: client, memif_socket: )" + dir + R"(/in.sock}
@@ -200,6 +213,68 @@ sink: {port: from_pod}
       << "busiest slot " << busiest->slot() << " " << video_rate(*busiest) << " pkt/s, quietest " << quietest->slot() << " "
       << video_rate(*quietest) << " pkt/s";
   std::printf("%s", read_file(dir + "/scaler.out").c_str());
+}
+
+
+// A plan one pod refuses changes no pod: every pod checks it first (a dry
+// run), then every pod applies it. Switched live to a plan that wants more
+// instances at NYCMng (within its pools' limit) and more at CHINng than its
+// pools may run (16), the slot keeps the last good plan, the journal says
+// which pod refused, and NYCMng (asked first) still runs what it ran.
+TEST(ScalerWithPods, APlanOnePodRefusesChangesNoPod) {
+  const std::string dir = make_temp_dir("scaler_refused");
+  write_file(dir + "/topology.yaml", three_sites(32));  // the scaler lets a site run 32
+  write_file(dir + "/plan.yaml", kStartingPlan);
+  write_file(dir + "/refused.yaml", R"(pools:
+  - {chain: video, hop: 1, site: NYCMng, instances: 7}
+  - {chain: video, hop: 2, site: CHINng, instances: 20}
+  - {chain: calls, hop: 1, site: CHINng, instances: 3}
+)");
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 6, "{name: static, params: {plan: " + dir + "/plan.yaml}}"));
+  AbilenePods pods = start_abilene_pods(dir, "sr_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
+  Subprocess scaler({std::getenv("NFV_SCALER"), "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
+  const std::string nfvctl = std::string(std::getenv("NFVCTL")) + " --addr 127.0.0.1:" + std::to_string(kControlBase + 3) + " --token t ";
+  std::uint64_t asked_at = 0;
+  for (int waited = 0; waited < 600 && asked_at < 2; ++waited) {
+    const CommandResult show = run_command(nfvctl + "policy show", 5);
+    const auto at = show.output.find("next slot ");
+    if (show.exit_code == 0 && at != std::string::npos) asked_at = std::stoull(show.output.substr(at + 10));
+    if (asked_at < 2) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GE(asked_at, 2u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  const CommandResult set = run_command(nfvctl + "policy set static plan=" + dir + "/refused.yaml", 5);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+  ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+
+  bool refused = false;
+  for (const auto& e : Journal::read(dir + "/journal.jsonl")) {
+    if (e.policy().params().empty() || e.policy().params().at("plan") != dir + "/refused.yaml") {
+      EXPECT_TRUE(e.error().empty()) << "slot " << e.slot() << ": " << e.error();
+      continue;
+    }
+    refused = true;
+    EXPECT_FALSE(e.applied()) << "slot " << e.slot();
+    EXPECT_NE(e.error().find("pod chin refused the plan"), std::string::npos) << e.error();
+    EXPECT_NE(e.reason().find("apply failed, the last good plan stays"), std::string::npos) << e.reason();
+  }
+  EXPECT_TRUE(refused) << read_file(dir + "/scaler.out");
+  // Neither pod changed: NYCMng still runs 5 instances of video's first hop, CHINng 5 of its second.
+  for (const auto& [port, hop, site] : {std::tuple{kControlBase, 1u, "NYCMng"}, std::tuple{kControlBase + 1, 2u, "CHINng"}}) {
+    ControlClient client("127.0.0.1:" + std::to_string(port), "t");
+    control::Request request;
+    request.mutable_telemetry();
+    const control::Response response = client.call(request);
+    ASSERT_TRUE(response.ok()) << response.error();
+    bool seen = false;
+    for (const auto& h : response.telemetry().hops())
+      if (h.chain() == "video" && h.hop() == hop && h.site() == site) {
+        seen = true;
+        EXPECT_EQ(h.active_instances(), 5u) << site;
+      }
+    EXPECT_TRUE(seen) << site;
+  }
+  for (PodRun* pod : pods.all()) pod->process->signal(SIGINT);
+  for (PodRun* pod : pods.all()) EXPECT_EQ(pod->wait(), 0) << pod->logs();
 }
 
 }  // namespace
