@@ -1,126 +1,223 @@
-// The scaler's policies on nfv-sim over the Abilene April block (864 slots,
-// 12 sites, the 132 OD pairs as one-hop chains): cost and SLA violations of
-// static (sized for each chain's peak), threshold (HPA) and online, each
-// against the lower bound of the offline optimum (its LP relaxation, chain
-// by chain, with CLP), and the decision time per slot. Targets (issue 5):
-// online <= 1.5 x the lower bound and >= 15% cheaper than threshold at no
-// more SLA violations; decision p99 <= 100 ms.
+// The scaler's policies on the simulator over the test rows of a trace
+// (default: Abilene, 132 OD pairs as one-hop chains on 12 sites, trained on
+// March, tested on April), all through the one slot loop:
+//  1. static (each chain sized for its peak), threshold (HPA) and online
+//     (persistence forecast): cost and SLA violations against the lower
+//     bound of the offline optimum (its LP relaxation, chain by chain, CLP);
+//  2. how much prediction is worth: online fed by persistence, EWMA (alpha
+//     per chain fitted on the train rows), Holt-Winters, the RNN (trained on
+//     the train rows, or a checkpoint) and the oracle (the true next slots),
+//     on the same slots: cost, violations, and the share of the
+//     persistence-to-oracle gap each forecast closes;
+//  3. decision time per slot (p50, p99) of every run.
+// Every forecaster first learns the last week of the train rows.
 //
-//   policy_costs [--slots N] [--volume-scale X] [--site-capacity N] [--online KEY=VALUE ...]
+//   policy_costs [scenario options] [--online KEY=VALUE ...] [--policies LIST] [--forecasts LIST]
+//                [--rnn FILE | --rnn-epochs N] [--no-bound]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "episode.h"
 #include "offline_optimum.h"
+#include "option_values.h"
 #include "policy.h"
-#include "rate_trace.h"
-#include "simulator.h"
+#include "predictor.h"
+#include "rnn_predictor.h"
+#include "scenario.h"
 
 namespace {
 
-std::string shared(const std::string& relative) {
-  const char* root = std::getenv("NFV_SHARED_DATA");
-  return std::string(root ? root : "../shared/data") + "/" + relative;
-}
+constexpr const char* kUsage = R"(usage: policy_costs [options]
+
+the system and its traffic (defaults: Abilene, volume scale 200, 64 instances per site):
+%s
+the runs:
+  --online KEY=VALUE     an online policy parameter, repeatable
+  --policies LIST        of static, threshold, online (default all three)
+  --forecasts LIST       of persistence, ewma, holt_winters, rnn, oracle (default all)
+  --rnn FILE             the RNN's checkpoint (default: train one on the train rows)
+  --rnn-epochs N         at most N epochs for that (default 12)
+  --no-bound             skip the offline optimum's lower bound
+)";
 
 struct Row {
   std::string name;
   nfv::EpisodeSummary summary;
 };
 
-}  // namespace
+std::string percent(double part, double whole) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f%%", whole > 0 ? 100 * part / whole : 0.0);
+  return text;
+}
 
-int main(int argc, char** argv) {
-  std::size_t slots = 0;  // 0 = the whole block
-  double volume_scale = 200;
-  std::uint32_t site_capacity = 64;
-  nfv::PolicyParams online_params;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string option = argv[i];
-    if (option == "--online") {
-      const std::string pair = argv[i + 1];
-      const auto eq = pair.find('=');
-      if (eq == std::string::npos) {
-        std::fprintf(stderr, "policy_costs: --online KEY=VALUE\n");
-        return 1;
-      }
-      online_params[pair.substr(0, eq)] = pair.substr(eq + 1);
-    } else if (option == "--slots") slots = std::stoul(argv[i + 1]);
-    else if (option == "--volume-scale") volume_scale = std::stod(argv[i + 1]);
-    else if (option == "--site-capacity") site_capacity = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
-    else {
-      std::fprintf(stderr, "policy_costs: unknown option %s\n", option.c_str());
-      return 1;
-    }
-  }
-  const nfv::RateTraceFile file = nfv::load_abilene_traffic(shared("traffic/abilene/abilene_tm_5min_mbps.csv"));
-  nfv::RateTrace april = file.blocks.back();
-  if (slots > 0 && slots < april.rows()) april = april.slice(0, slots);
-  nfv::Topology topology = nfv::load_topology_yaml("topologies/data/abilene.yaml");
-  for (nfv::Site& site : topology.sites) site.instance_capacity = site_capacity;
-  topology.chains = nfv::chains_for_od_pairs(april, topology, {"counter"}, 60);
-  nfv::SimSettings settings;
-  settings.scale.trace_step_seconds = april.step_seconds;
-  settings.scale.volume_scale = volume_scale;
-  auto model = std::make_shared<const nfv::SystemModel>(topology, settings);
-  auto arrivals = std::make_shared<const nfv::ArrivalSchedule>(nfv::arrivals_for_chains(april, topology, settings.scale));
-  const nfv::Plan start = nfv::place_chains(topology, 1, nfv::Placement::ingress);
-  std::printf("policy_costs: %s, %zu chains, %zu slots (%s), %u instances per site\n", topology.name.c_str(),
-              topology.chains.size(), arrivals->slots(), april.label.c_str(), site_capacity);
-  std::printf("mapping: %s\n", arrivals->description.c_str());
-
-  // Static: each chain's hop at its ingress, sized for its peak at 90% utilisation.
-  nfv::Plan peak = start;
-  for (nfv::PoolPlan& pool : peak.pools) {
-    double most = 0;
-    for (std::size_t t = 0; t < arrivals->slots(); ++t) most = std::max(most, arrivals->slot(t)[pool.chain]);
-    pool.instances = std::max(1, static_cast<int>(std::ceil(most / (0.9 * model->service_rate_pps(pool.chain)))));
-  }
-  std::vector<Row> rows;
-  const auto run = [&](const std::string& label, std::unique_ptr<nfv::Policy> policy, const nfv::Plan& first) {
-    const auto begun = std::chrono::steady_clock::now();
-    rows.push_back({label, nfv::simulate(model, arrivals, std::move(policy), first, nfv::ForecastSpec{}, 1)});
-    std::printf("  %-10s ran in %.1f s\n", label.c_str(),
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
-    std::fflush(stdout);
-  };
-  run("static", nfv::make_static_policy(peak), peak);
-  run("threshold", nfv::make_policy("threshold", {}, model), start);
-  run("online", nfv::make_policy("online", online_params, model), start);
-  std::printf("  online parameters:");
-  for (const auto& [key, value] : online_params) std::printf(" %s=%s", key.c_str(), value.c_str());
-  std::printf("%s\n", online_params.empty() ? " defaults" : "");
-
-  nfv::OfflineSettings offline;
-  offline.integer = false;
-  offline.by_chain = true;
-  offline.slot.candidates = nfv::CandidateSites::within_sla;
-  const nfv::OfflineResult bound = nfv::solve_offline(*model, *arrivals, start, offline);
-  if (!bound.solved) {
-    std::printf("lower bound: CLP %s\n", bound.status.c_str());
-    return 1;
-  }
-  std::printf("lower bound: LP relaxation of the offline optimum, chain by chain without site capacity (CLP, %.1f s): %.2f\n\n",
-              bound.seconds, bound.cost);
-  std::printf("%-10s %11s %10s %10s %8s %9s %12s %9s %8s %10s %10s\n", "policy", "cost", "operating", "deploying",
-              "WAN", "SLA", "violations", "(share)", "ratio", "dec p50", "dec p99");
+void print_rows(const std::vector<Row>& rows, double bound) {
+  std::printf("%-22s %11s %10s %10s %8s %9s %12s %9s %8s %10s %10s\n", "run", "cost", "operating", "deploying", "WAN",
+              "SLA", "violations", "(share)", "ratio", "dec p50", "dec p99");
   for (const Row& row : rows) {
     const auto& s = row.summary;
     const double violations = s.traffic.dropped + s.traffic.late;
-    std::printf("%-10s %11.2f %10.2f %10.2f %8.2f %9.2f %12.4g %8.4f%% %8.3f %8.3fms %8.3fms\n", row.name.c_str(),
-                s.cost.total(), s.cost.operating, s.cost.deployment, s.cost.wan, s.cost.sla_penalty, violations,
-                100 * violations / s.traffic.arrived, s.cost.total() / bound.cost, s.decision_p50_ms, s.decision_p99_ms);
+    std::printf("%-22s %11.2f %10.2f %10.2f %8.2f %9.2f %12.4g %9s %8s %8.3fms %8.3fms\n", row.name.c_str(), s.cost.total(),
+                s.cost.operating, s.cost.deployment, s.cost.wan, s.cost.sla_penalty, violations,
+                percent(violations, s.traffic.arrived).c_str(),
+                bound > 0 ? (std::to_string(s.cost.total() / bound).substr(0, 6)).c_str() : "-", s.decision_p50_ms,
+                s.decision_p99_ms);
   }
-  const auto& threshold = rows[1].summary;
-  const auto& online = rows[2].summary;
-  std::printf("\nonline / lower bound = %.3f (target <= 1.5); online vs threshold: %.1f%% cheaper (target >= 15%%), "
-              "violations %.4g vs %.4g (target: no more); online decision p99 %.1f ms (target <= 100)\n",
-              online.cost.total() / bound.cost, 100 * (1 - online.cost.total() / threshold.cost.total()),
-              online.traffic.dropped + online.traffic.late, threshold.traffic.dropped + threshold.traffic.late,
-              online.decision_p99_ms);
-  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  nfv::ScenarioOptions scenario_options;
+  scenario_options.sim.scale.volume_scale = 200;
+  scenario_options.site_capacity = 64;
+  scenario_options.needs_training = true;
+  nfv::PolicyParams online_params;
+  std::vector<std::string> policies{"static", "threshold", "online"};
+  std::vector<std::string> forecasts{"persistence", "ewma", "holt_winters", "rnn", "oracle"};
+  std::string rnn_checkpoint;
+  std::size_t rnn_epochs = 12;
+  bool bound_wanted = true;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string option = argv[i];
+      if (option == "--help" || option == "-h") {
+        std::printf(kUsage, nfv::kScenarioUsage);
+        return 0;
+      }
+      if (option == "--no-bound") {
+        bound_wanted = false;
+        continue;
+      }
+      if (i + 1 >= argc) throw std::invalid_argument(option + ": expected a value");
+      const std::string value = argv[++i];
+      if (nfv::scenario_option(option, value, scenario_options)) continue;
+      if (option == "--online") nfv::add_named_param(option, value, online_params);
+      else if (option == "--policies") policies = nfv::option_list(value);
+      else if (option == "--forecasts") forecasts = nfv::option_list(value);
+      else if (option == "--rnn") rnn_checkpoint = value;
+      else if (option == "--rnn-epochs") rnn_epochs = nfv::option_count(option, value);
+      else throw std::invalid_argument("unknown option '" + option + "' (--help)");
+    }
+    const nfv::Scenario scenario = nfv::load_scenario(scenario_options);
+    const auto& model = scenario.model;
+    const auto& arrivals = scenario.test;
+    const nfv::Topology& topology = model->topology();
+    const std::size_t week = 7 * nfv::daily_period_slots(arrivals->mapping.step_seconds);
+    const auto history = scenario.train->slots() > 0 ? scenario.train : nullptr;
+    std::printf("policy_costs\n%s", scenario.describe().c_str());
+    const nfv::Plan start = nfv::place_chains(topology, 1, nfv::Placement::ingress);
+    std::vector<Row> rows, forecast_rows;
+    const auto run = [&](std::vector<Row>& into, const std::string& label, std::unique_ptr<nfv::Policy> policy,
+                         const nfv::Plan& first, const nfv::ForecastSpec& forecast) {
+      const auto begun = std::chrono::steady_clock::now();
+      into.push_back({label, nfv::simulate(model, arrivals, std::move(policy), first, forecast, 1, {}, history, week)});
+      std::printf("  %-22s ran in %.1f s\n", label.c_str(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
+      std::fflush(stdout);
+    };
+
+    // 1. The policies.
+    for (const std::string& name : policies) {
+      if (name == "static") {
+        // Each chain's hops at its ingress, sized for its peak at 90% utilisation.
+        nfv::Plan peak = start;
+        for (nfv::PoolPlan& pool : peak.pools) {
+          double most = 0;
+          for (std::size_t t = 0; t < arrivals->slots(); ++t) most = std::max(most, arrivals->slot(t)[pool.chain]);
+          const double rate = model->service_rate_pps(model->pool_index().hop_number(pool.chain, pool.hop));
+          pool.instances = std::max(1, static_cast<int>(std::ceil(most / (0.9 * rate))));
+        }
+        for (std::size_t s = 0; s < topology.sites.size(); ++s) {
+          double used = 0;
+          for (const nfv::PoolPlan& pool : peak.pools) used += pool.site == s ? pool.instances : 0;
+          if (topology.sites[s].instance_capacity > 0 && used > topology.sites[s].instance_capacity)
+            std::printf("  (static: site %s would need %.0f instances for every peak, it hosts %u: static left out)\n",
+                        topology.sites[s].name.c_str(), used, topology.sites[s].instance_capacity);
+        }
+        if (nfv::plan_problems(peak, topology).empty()) run(rows, "static (peak)", nfv::make_static_policy(peak), peak, {});
+      } else if (name == "threshold" || name == "online") {
+        run(rows, name, nfv::make_policy(name, name == "online" ? online_params : nfv::PolicyParams{}, {model, arrivals->mapping}), start, {});
+      } else {
+        throw std::invalid_argument("--policies: static, threshold or online, not '" + name + "'");
+      }
+    }
+
+    // 2. The online policy fed by each forecast.
+    for (const std::string& name : forecasts) {
+      nfv::ForecastSpec spec{name, {}};
+      std::string label = "online + " + name;
+      if (name == "ewma") {
+        if (scenario.trace.train.rows() < 2) throw std::invalid_argument("--forecasts ewma: no train rows to fit alpha on");
+        std::string alphas;
+        for (double a : nfv::fit_ewma(scenario.trace.train)) alphas += (alphas.empty() ? "" : ",") + std::to_string(a);
+        spec.params["alpha"] = alphas;
+      } else if (name == "rnn") {
+        std::string checkpoint = rnn_checkpoint;
+        if (checkpoint.empty()) {
+          nfv::set_torch_threads(1);
+          nfv::RnnTrainSettings settings;
+          settings.max_epochs = rnn_epochs;
+          nfv::TrainReport report;
+          std::printf("  training the RNN on the train rows (%zu, at most %zu epochs) ...\n", scenario.trace.train.rows(),
+                      rnn_epochs);
+          std::fflush(stdout);
+          auto rnn = nfv::RnnPredictor::train(scenario.trace.train, nfv::RnnConfig{}, settings, &report);
+          checkpoint = (std::filesystem::temp_directory_path() / "policy_costs_rnn.pt").string();
+          rnn->save(checkpoint);
+          std::printf("  RNN trained in %.1f s (best epoch %zu), validation MASE at h1 %.3f (EWMA base %.3f)\n",
+                      report.seconds, report.best_epoch, report.validation.empty() ? NAN : report.validation[0],
+                      report.base_validation.empty() ? NAN : report.base_validation[0]);
+        }
+        spec.params["checkpoint"] = checkpoint;
+      }
+      run(forecast_rows, label, nfv::make_policy("online", online_params, {model, arrivals->mapping}), start, spec);
+    }
+
+    double bound = 0;
+    if (bound_wanted) {
+      nfv::OfflineSettings offline;
+      offline.integer = false;
+      offline.by_chain = true;
+      offline.slot.candidates = nfv::CandidateSites::within_sla;
+      const nfv::OfflineResult result = nfv::solve_offline(*model, *arrivals, start, offline);
+      if (!result.solved) throw std::runtime_error("lower bound: CLP " + result.status);
+      bound = result.cost;
+      std::printf("lower bound: LP relaxation of the offline optimum, chain by chain without site capacity (CLP, %.1f s): %.2f\n",
+                  result.seconds, bound);
+    }
+    std::printf("\npolicies, %zu slots\n", arrivals->slots());
+    print_rows(rows, bound);
+    std::printf("\nthe value of prediction: online fed by each forecast, the same %zu slots\n", arrivals->slots());
+    print_rows(forecast_rows, bound);
+    const Row* persistence = nullptr;
+    const Row* oracle = nullptr;
+    for (const Row& r : forecast_rows) {
+      if (r.name == "online + persistence") persistence = &r;
+      if (r.name == "online + oracle") oracle = &r;
+    }
+    if (persistence && oracle) {
+      const double gap = persistence->summary.cost.total() - oracle->summary.cost.total();
+      std::printf("\n%-22s %12s %22s\n", "forecast", "cost", "persistence->oracle gap closed");
+      for (const Row& r : forecast_rows)
+        std::printf("%-22s %12.2f %21.1f%%\n", r.name.c_str(), r.summary.cost.total(),
+                    gap != 0 ? 100 * (persistence->summary.cost.total() - r.summary.cost.total()) / gap : 0.0);
+      if (gap <= 0) std::printf("(the oracle was not cheaper than persistence here: the gap is %.2f)\n", gap);
+    }
+    double worst_p99 = 0;
+    for (const auto* list : {&rows, &forecast_rows})
+      for (const Row& r : *list)
+        if (r.name.rfind("online", 0) == 0) worst_p99 = std::max(worst_p99, r.summary.decision_p99_ms);
+    std::printf("\nonline decisions: p99 %.1f ms at worst over its runs (%zu chains, %zu sites, %zu pools)\n", worst_p99,
+                topology.chains.size(), topology.sites.size(), model->pool_index().pools());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "policy_costs: %s\n", e.what());
+    return 1;
+  }
 }

@@ -21,23 +21,24 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "option_values.h"
 #include "rnn_predictor.h"
+#include "trace_split.h"
 #include "progress_bar.h"
 #include "rate_trace.h"
 #include "svg_chart.h"
 
 namespace {
 
-constexpr std::size_t kPeriod = 288;        // a day of 5-min slots
 constexpr double kTargetMaseH1 = 0.8;
 const std::vector<std::size_t> kHorizons{1, 3, 12};
 std::size_t max_epochs = 12;  // keeps the whole bench near 10 minutes on one core
 std::string only_case, only_cell;  // optional filters (arguments 3 and 4), for quick experiments
 std::uint64_t seed = 1;            // argument 5: the RNNs' training seed
-constexpr std::size_t kPlotSlots = 576;     // two days of the test block
 
 std::string shared(const std::string& relative) {
   const char* root = std::getenv("NFV_SHARED_DATA");
@@ -56,6 +57,7 @@ struct ModelResult {
 struct Case {
   std::string name;
   nfv::RateTrace train, test;
+  std::size_t period() const { return nfv::daily_period_slots(train.step_seconds); }
   std::function<bool(std::size_t)> skip;  // targets left out of the main table
   std::vector<std::size_t> plot_chains;
 };
@@ -148,7 +150,7 @@ void plot_curves(const std::string& path, const std::string& title, const std::m
 }
 
 void plot_forecasts(const std::string& dir, const Case& c, std::size_t chain, const std::vector<ModelResult>& results) {
-  const std::size_t rows = std::min(kPlotSlots, c.test.rows());
+  const std::size_t rows = std::min(2 * c.period(), c.test.rows());
   for (std::size_t h : {std::size_t{1}, std::size_t{12}}) {
     nfv::LineChart chart;
     chart.title = c.name + " " + c.test.columns[chain] + ": forecast " + std::to_string(h) + " slot(s) ahead vs actual";
@@ -185,7 +187,7 @@ bool run_case(const Case& c, const std::string& dir, std::ofstream& csv) {
   std::printf("\n=== %s: train %s (%zu slots), test %s (%zu slots), %zu chain(s), %s ===\n", c.name.c_str(),
               c.train.label.c_str(), c.train.rows(), c.test.label.c_str(), c.test.rows(), chains,
               nfv::unit_name(c.train.unit).c_str());
-  const std::vector<double> scale = nfv::seasonal_naive_scale(c.train, kPeriod);
+  const std::vector<double> scale = nfv::seasonal_naive_scale(c.train, c.period());
   const std::vector<double> mean = train_means(c.train);
   const std::size_t plot_chain = c.plot_chains.front();
 
@@ -208,13 +210,13 @@ bool run_case(const Case& c, const std::string& dir, std::ofstream& csv) {
   // Baselines (Holt-Winters and EWMA fit their parameters on the training block).
   {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<nfv::HoltWintersParams> hw = nfv::fit_holt_winters(c.train, kPeriod);
+    const std::vector<nfv::HoltWintersParams> hw = nfv::fit_holt_winters(c.train, c.period());
     const double hw_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const std::vector<double> alpha = nfv::fit_ewma(c.train);
     std::vector<std::function<std::unique_ptr<nfv::Predictor>()>> makers = {
         [&] { return nfv::make_last_value(chains); }, [&] { return nfv::make_ewma(alpha, chains); },
-        [&] { return nfv::make_seasonal_naive(chains, kPeriod); },
-        [&] { return nfv::make_holt_winters(hw, chains, kPeriod); }};
+        [&] { return nfv::make_seasonal_naive(chains, c.period()); },
+        [&] { return nfv::make_holt_winters(hw, chains, c.period()); }};
     for (auto& make : makers) {
       auto p = make();
       add(*p, p->name() == "holt-winters" ? hw_seconds : 0, make);
@@ -227,7 +229,6 @@ bool run_case(const Case& c, const std::string& dir, std::ofstream& csv) {
     if (!only_cell.empty() && only_cell != nfv::rnn_cell_name(cell)) continue;
     nfv::RnnConfig config;
     config.cell = cell;
-    config.period_slots = kPeriod;
     nfv::RnnTrainSettings settings;
     settings.max_epochs = max_epochs;
     settings.seed = seed;
@@ -247,7 +248,7 @@ bool run_case(const Case& c, const std::string& dir, std::ofstream& csv) {
     std::snprintf(done, sizeof done, "%zu epochs, best %zu, %.1f s", report.epochs.size(), report.best_epoch, report.seconds);
     bar.finish(done);
     std::printf("%s %s: validation (MASE units, last %zu training slots) per step, EWMA base -> network x blend:\n",
-                c.name.c_str(), nfv::rnn_cell_name(cell).c_str(), settings.validation_slots);
+                c.name.c_str(), nfv::rnn_cell_name(cell).c_str(), *nfv::resolved_train_settings(settings, nfv::resolved_rnn_config(config, c.train.step_seconds), c.train.rows(), c.name).validation_slots);
     for (std::size_t h = 0; h < report.blend.size(); ++h)
       std::printf("  h=%-2zu %.4f -> %.4f (blend %.2f)\n", h + 1, report.base_validation[h], report.validation[h],
                   report.blend[h]);
@@ -274,25 +275,84 @@ bool run_case(const Case& c, const std::string& dir, std::ofstream& csv) {
 
 }  // namespace
 
+constexpr const char* kUsage = R"(usage: predictor_accuracy [options]
+  --out DIR          CSV and plots (default predictor-bench)
+  --epochs N         at most N epochs per RNN (default 12)
+  --case NAME        abilene, nasa or all (default all); ignored with --trace
+  --cell NAME        gru, lstm or both (default both)
+  --seed N           the RNNs' training seed (default 1)
+  --trace FILE       one trace of your own instead of Abilene and NASA
+  --trace-unit U     its unit, when it has no units line
+  --split S          train/test: blocks, fraction:F, rows:N, time:ISO (default:
+                     blocks when the trace has two, else fraction:0.75)
+  --block N          the block tested on (default the last)
+  --resample SECONDS average every trace's rows into steps of this length
+)";
+
 int main(int argc, char** argv) {
-  // predictor_accuracy [DIR] [MAX_EPOCHS] [abilene|nasa|all] [gru|lstm|both] [SEED]
-  const std::string dir = argc > 1 ? argv[1] : "predictor-bench";
-  if (argc > 2) max_epochs = static_cast<std::size_t>(std::atoi(argv[2]));
-  if (argc > 3 && std::string(argv[3]) != "all") only_case = argv[3];  // abilene | nasa
-  if (argc > 4 && std::string(argv[4]) != "both") only_cell = argv[4];  // gru | lstm
-  if (argc > 5) seed = std::strtoull(argv[5], nullptr, 10);
+  std::string dir = "predictor-bench", trace_path, trace_unit;
+  std::optional<nfv::TraceSplit> split;
+  std::optional<std::size_t> block;
+  std::optional<double> resample;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string option = argv[i];
+      if (option == "--help" || option == "-h") {
+        std::printf("%s", kUsage);
+        return 0;
+      }
+      if (i + 1 >= argc) throw std::invalid_argument(option + ": expected a value");
+      const std::string value = argv[++i];
+      if (option == "--out") dir = value;
+      else if (option == "--epochs") max_epochs = nfv::option_count(option, value);
+      else if (option == "--case") only_case = value == "all" ? "" : value;
+      else if (option == "--cell") only_cell = value == "both" ? "" : value;
+      else if (option == "--seed") seed = nfv::option_count(option, value);
+      else if (option == "--trace") trace_path = value;
+      else if (option == "--trace-unit") trace_unit = value;
+      else if (option == "--split") split = nfv::parse_trace_split(value);
+      else if (option == "--block") block = nfv::option_count(option, value);
+      else if (option == "--resample") resample = nfv::option_number(option, value);
+      else throw std::invalid_argument("unknown option '" + option + "' (--help)");
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "predictor_accuracy: %s\n", e.what());
+    return 1;
+  }
   std::filesystem::create_directories(dir);
   nfv::set_torch_threads(1);
+  const auto resampled = [&](nfv::RateTrace t) { return resample ? t.resampled(*resample) : t; };
+  std::ofstream csv(dir + "/predictor_accuracy.csv");
+  csv << "dataset,model,horizon,mae,rmse,mape_percent,mase,mae_all,rmse_all,mape_all_percent,mase_all,train_seconds,"
+         "slot_latency_p50_us,slot_latency_p99_us\n";
+
+  if (!trace_path.empty()) {
+    nfv::RateTraceFile file = nfv::read_rate_trace_csv(trace_path, nfv::option_rate_unit("--trace-unit", trace_unit));
+    for (nfv::RateTrace& b : file.blocks) b = resampled(b);
+    const nfv::SplitTrace parts = nfv::split_trace(file, split.value_or(nfv::default_trace_split(file, true)), block);
+    std::printf("trace %s: %s\n", trace_path.c_str(), parts.description.c_str());
+    Case t{std::filesystem::path(trace_path).stem().string(), parts.train, parts.test, {}, {}};
+    const std::vector<double> sums = t.train.column_sums();
+    t.plot_chains = {static_cast<std::size_t>(std::max_element(sums.begin(), sums.end()) - sums.begin())};
+    const bool ok = run_case(t, dir, csv);
+    std::printf("\ntargets: %s; CSV and plots in %s/\n", ok ? "met" : "NOT met", dir.c_str());
+    return 0;
+  }
 
   const nfv::RateTraceFile abilene = nfv::load_abilene_traffic(shared("traffic/abilene/abilene_tm_5min_mbps.csv"));
-  Case a{"abilene", abilene.blocks.at(0), abilene.blocks.at(1), {}, {}};
+  Case a{"abilene", resampled(abilene.blocks.at(0)), resampled(abilene.blocks.at(1)), {}, {}};
   // Plot the busiest OD pair.
   const std::vector<double> sums = a.train.column_sums();
   a.plot_chains = {static_cast<std::size_t>(std::max_element(sums.begin(), sums.end()) - sums.begin())};
 
   std::vector<nfv::NasaSegment> nasa = nfv::load_nasa_requests(shared("traffic/nasa/nasa_http_requests_5min.csv"));
-  Case n{"nasa", nasa.at(0).requests, nasa.at(1).requests, {}, {0}};
-  const std::vector<nfv::Outage> outages = nasa.at(1).outages;
+  Case n{"nasa", resampled(nasa.at(0).requests), resampled(nasa.at(1).requests), {}, {0}};
+  const std::size_t per_row = resample ? static_cast<std::size_t>(std::llround(*resample / nasa.at(1).requests.step_seconds)) : 1;
+  std::vector<nfv::Outage> outages = nasa.at(1).outages;
+  for (nfv::Outage& o : outages) {  // in the (resampled) test's rows
+    o.first_row /= per_row;
+    o.rows = std::max<std::size_t>(1, o.rows / per_row);
+  }
   for (const nfv::Outage& o : outages)
     std::printf("nasa %s: outage rows %zu..%zu (%zu slots) left out of the main table\n", n.test.label.c_str(), o.first_row,
                 o.first_row + o.rows - 1, o.rows);
@@ -302,9 +362,6 @@ int main(int argc, char** argv) {
     return false;
   };
 
-  std::ofstream csv(dir + "/predictor_accuracy.csv");
-  csv << "dataset,model,horizon,mae,rmse,mape_percent,mase,mae_all,rmse_all,mape_all_percent,mase_all,train_seconds,"
-         "slot_latency_p50_us,slot_latency_p99_us\n";
   const bool run_abilene = only_case.empty() || only_case == "abilene";
   const bool run_nasa = only_case.empty() || only_case == "nasa";
   const bool abilene_ok = run_abilene && run_case(a, dir, csv);

@@ -20,5 +20,5 @@ echo
 # other work on the machine (root may raise its priority).
 (cd "$ROOT" && nice -n -10 "$BUILD/bench/policy_costs" --site-capacity 128 2>/dev/null || "$BUILD/bench/policy_costs" --site-capacity 128)
 echo
-(cd "$ROOT" && "$BUILD/bench/predictor_accuracy" "$OUT/predictor")
+(cd "$ROOT" && "$BUILD/bench/predictor_accuracy" --out "$OUT/predictor")
 echo "(work files in $OUT)"

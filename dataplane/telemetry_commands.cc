@@ -65,6 +65,7 @@ int cmd_chains(const char*, const char*, rte_tel_data* d) {
       u64(e, "out_packets", c.out_packets());
       u64(e, "out_bytes", c.out_bytes());
       u64(e, "fast_path_packets", c.fast_path_packets());
+      u64(e, "late_packets", c.late_packets());
       u64(e, "latency_p50_ns", static_cast<uint64_t>(c.latency().p50_us() * 1e3));
       u64(e, "latency_p95_ns", static_cast<uint64_t>(c.latency().p95_us() * 1e3));
       u64(e, "latency_p99_ns", static_cast<uint64_t>(c.latency().p99_us() * 1e3));

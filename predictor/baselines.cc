@@ -154,13 +154,21 @@ const PredictorRegistration kLastValue{"last_value", "the last measured rate", {
                                          return make_last_value(context.chain_names.size());
                                        }};
 
-const PredictorRegistration kEwma{"ewma", "exponentially weighted moving average (alpha, default 0.5)", {"alpha"},
-                                  [](const ParamReader& params, const PredictorContext& context) {
-                                    const double alpha = params.number("alpha", 0.5);
-                                    if (!(alpha > 0 && alpha <= 1))
-                                      throw std::invalid_argument(params.what() + ": parameter 'alpha': a weight in (0, 1]");
-                                    return make_ewma({alpha}, context.chain_names.size());
-                                  }};
+// alpha: one weight for every chain, or one per chain separated by commas
+// (e.g. fit_ewma's on a training block).
+const PredictorRegistration kEwma{
+    "ewma", "exponentially weighted moving average (alpha, default 0.5; or one per chain, comma-separated)", {"alpha"},
+    [](const ParamReader& params, const PredictorContext& context) {
+      std::vector<double> alpha;
+      for (const std::string& text : option_list(params.text("alpha", "0.5")))
+        alpha.push_back(option_number(params.what() + ": parameter 'alpha'", text));
+      if (alpha.size() != 1 && alpha.size() != context.chain_names.size())
+        throw std::invalid_argument(params.what() + ": parameter 'alpha': one weight, or one per chain (" +
+                                    std::to_string(context.chain_names.size()) + "), not " + std::to_string(alpha.size()));
+      for (double a : alpha)
+        if (!(a > 0 && a <= 1)) throw std::invalid_argument(params.what() + ": parameter 'alpha': weights in (0, 1]");
+      return make_ewma(std::move(alpha), context.chain_names.size());
+    }};
 
 const PredictorRegistration kSeasonalNaive{
     "seasonal_naive", "the rate one period earlier (season, default one day of trace steps)", {"season"},

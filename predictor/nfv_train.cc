@@ -36,9 +36,10 @@ constexpr const char* kUsage = R"(usage: nfv-train predictor [options]
   --period N          daily period in slots (default: one day of trace steps)
   --epochs N          at most N epochs (default 40)
   --patience N        stop after N epochs without a better validation loss (default 5)
-  --validation N      the block's last N slots validate (default 576: two days of 5 min)
-  --sequence N        truncated-BPTT window in slots (default 192)
-  --burn-in N         slots of each window without loss (default 48)
+  --validation N      the block's last N slots validate (default: two days of the
+                      trace's steps, at most a quarter of the rows)
+  --sequence N        truncated-BPTT window in slots (default: 16 hours of steps)
+  --burn-in N         slots of each window without loss (default: 4 hours of steps)
   --batch N           windows per batch (default 128)
   --lr X              Adam learning rate (default 0.003)
   --seed N            random seed (default 1)
@@ -124,8 +125,6 @@ Options parse_options(int argc, char** argv) {
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
   }
   if (!o.trace.empty() && !o.nasa.empty()) throw std::invalid_argument("--nasa: give either --trace or --nasa");
-  if (o.settings.burn_in_slots >= o.settings.sequence_slots)
-    throw std::invalid_argument("--burn-in: must be shorter than --sequence (" + std::to_string(o.settings.sequence_slots) + ")");
   if (!(o.settings.learning_rate > 0)) throw std::invalid_argument("--lr: expected a positive number");
   return o;
 }
@@ -179,7 +178,9 @@ int run(Options o) {
   nfv::set_torch_threads(o.threads);
   std::string source;
   const nfv::RateTrace trace = load_block(o, source);
-  o.config.period_slots = o.period.value_or(static_cast<std::size_t>(std::llround(86400 / trace.step_seconds)));
+  o.config.period_slots = o.period.value_or(0);
+  o.config = nfv::resolved_rnn_config(o.config, trace.step_seconds);
+  o.settings = nfv::resolved_train_settings(o.settings, o.config, trace.rows(), trace.label);
   std::printf("trace       %s, block %zu: %s, %zu slots of %g s, %zu chains (%s)\n", source.c_str(), o.block,
               trace.label.c_str(), trace.rows(), trace.step_seconds, trace.columns.size(),
               nfv::unit_name(trace.unit).c_str());
@@ -188,8 +189,8 @@ int run(Options o) {
   for (double q : o.config.quantiles) std::printf(", q%g", q);
   std::printf("\ntraining    %zu train + %zu validation slots, windows of %zu (burn-in %zu), batch %zu, lr %g, "
               "seed %llu, %d thread(s)\n",
-              trace.rows() - std::min(trace.rows(), o.settings.validation_slots), o.settings.validation_slots,
-              o.settings.sequence_slots, o.settings.burn_in_slots, o.settings.batch, o.settings.learning_rate,
+              trace.rows() - std::min(trace.rows(), *o.settings.validation_slots), *o.settings.validation_slots,
+              *o.settings.sequence_slots, *o.settings.burn_in_slots, o.settings.batch, o.settings.learning_rate,
               static_cast<unsigned long long>(o.settings.seed), o.threads);
 
   nfv::ProgressBar bar("train", !o.quiet);

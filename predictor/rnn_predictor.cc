@@ -138,14 +138,18 @@ struct RnnPredictor::Online {
   }
 
   void maybe_start_fine_tuning() {
-    if (!tuning || observed % tuning->every_slots != 0 || busy.load()) return;
-    const std::size_t rows = std::min(observed, tuning->window_slots + config.period_slots);
+    if (!tuning || observed % *tuning->every_slots != 0 || busy.load()) return;
+    const std::size_t rows = std::min(observed, *tuning->window_slots + config.period_slots);
     RnnTrainSettings settings;
     settings.max_epochs = tuning->epochs;
     settings.validation_slots = 0;
     settings.learning_rate = tuning->learning_rate;
     settings.seed = tuning->seed + observed;
-    if (rows < config.period_slots + settings.burn_in_slots + config.horizon + 2) return;  // too little to learn from
+    try {
+      settings = resolved_train_settings(settings, config, rows, "the fine-tuning window");
+    } catch (const std::invalid_argument&) {
+      return;  // too little to learn from yet
+    }
     if (worker.joinable()) worker.join();  // finished: busy was false
     busy.store(true);
     worker = std::thread([this, trace = window(rows), net = network->clone(), settings]() mutable {
@@ -159,11 +163,11 @@ struct RnnPredictor::Online {
         {
           std::lock_guard lock(history_mutex);
           fresh_through = observed;
-          fresh = window(std::min(observed, settings.sequence_slots + config.period_slots));
+          fresh = window(std::min(observed, *settings.sequence_slots + config.period_slots));
         }
         const RnnDataset recent = build_rnn_dataset(fresh, *scaling, config);
         auto result = std::make_unique<FineTuned>();
-        result->state = net->warm_up(recent, recent.rows - std::min(recent.rows, settings.sequence_slots), recent.rows);
+        result->state = net->warm_up(recent, recent.rows - std::min(recent.rows, *settings.sequence_slots), recent.rows);
         result->network = std::move(net);
         result->through = fresh_through;
         std::lock_guard lock(ready_mutex);
@@ -196,21 +200,44 @@ RnnPredictor::RnnPredictor(RnnConfig config, std::unique_ptr<RnnNetwork> network
 
 RnnPredictor::~RnnPredictor() = default;
 
-std::unique_ptr<RnnPredictor> RnnPredictor::train(const RateTrace& trace, const RnnConfig& config_in,
-                                                  const RnnTrainSettings& settings, TrainReport* report,
-                                                  const TrainProgress& progress) {
-  RnnConfig config = config_in;
-  config.step_seconds = trace.step_seconds;
+RnnConfig resolved_rnn_config(RnnConfig config, double step_seconds) {
+  config.step_seconds = step_seconds;
+  if (config.period_slots == 0) config.period_slots = daily_period_slots(step_seconds);
   check_config(config);
-  if (trace.rows() <= settings.validation_slots + config.period_slots + settings.burn_in_slots + config.horizon + 1)
-    throw std::invalid_argument("rnn: " + trace.label + " has " + std::to_string(trace.rows()) +
-                                " rows; training needs more than a period, a burn-in, a horizon and " +
-                                std::to_string(settings.validation_slots) + " validation rows");
-  const std::size_t train_end = trace.rows() - settings.validation_slots;
+  return config;
+}
+
+RnnTrainSettings resolved_train_settings(RnnTrainSettings s, const RnnConfig& config, std::size_t rows,
+                                         const std::string& what) {
+  const std::size_t period = config.period_slots, horizon = config.horizon;
+  if (!s.burn_in_slots) s.burn_in_slots = std::max<std::size_t>(1, period / 6);
+  if (!s.sequence_slots) s.sequence_slots = std::max(*s.burn_in_slots + 1, 2 * period / 3);
+  if (!s.validation_slots) s.validation_slots = std::min(2 * period, std::max(horizon + 1, rows / 4));
+  if (*s.sequence_slots == 0 || *s.burn_in_slots >= *s.sequence_slots)
+    throw std::invalid_argument("rnn: the burn-in (" + std::to_string(*s.burn_in_slots) +
+                                " slots) must be shorter than the sequence (" + std::to_string(*s.sequence_slots) + ")");
+  const std::size_t needed = *s.validation_slots + period + *s.burn_in_slots + horizon + 2;
+  if (rows < needed)
+    throw std::invalid_argument("rnn: " + what + " has " + std::to_string(rows) + " rows; training needs at least " +
+                                std::to_string(needed) + ": a day of " + std::to_string(period) +
+                                " slots for the daily lags, a burn-in of " + std::to_string(*s.burn_in_slots) +
+                                ", a horizon of " + std::to_string(horizon) + ", " +
+                                std::to_string(*s.validation_slots) +
+                                " validation rows and one to learn from (a longer trace, or fewer validation rows, a "
+                                "shorter burn-in or horizon)");
+  return s;
+}
+
+std::unique_ptr<RnnPredictor> RnnPredictor::train(const RateTrace& trace, const RnnConfig& config_in,
+                                                  const RnnTrainSettings& settings_in, TrainReport* report,
+                                                  const TrainProgress& progress) {
+  const RnnConfig config = resolved_rnn_config(config_in, trace.step_seconds);
+  const RnnTrainSettings settings = resolved_train_settings(settings_in, config, trace.rows(), trace.label);
+  const std::size_t train_end = trace.rows() - *settings.validation_slots;
   auto scaling = std::make_shared<const RnnScaling>(RnnScaling::fit(trace, train_end, config.period_slots));
   const RnnDataset data = build_rnn_dataset(trace, *scaling, config);
   auto network = std::make_unique<RnnNetwork>(config, settings.seed);
-  TrainReport result = network->train(data, train_end, settings, settings.validation_slots > 0, progress);
+  TrainReport result = network->train(data, train_end, settings, *settings.validation_slots > 0, progress);
   if (report) *report = std::move(result);
   return std::unique_ptr<RnnPredictor>(new RnnPredictor(config, std::move(network), std::move(scaling), trace.columns));
 }
@@ -319,15 +346,19 @@ RateForecast RnnPredictor::forecast(std::size_t horizon) {
   return f;
 }
 
-void RnnPredictor::enable_fine_tuning(const FineTuneSettings& settings) {
+void RnnPredictor::enable_fine_tuning(const FineTuneSettings& settings_in) {
   Online& o = *online_;
-  if (settings.every_slots == 0 || settings.epochs == 0)
+  FineTuneSettings settings = settings_in;
+  if (!settings.every_slots) settings.every_slots = o.config.period_slots;
+  if (!settings.window_slots) settings.window_slots = 7 * o.config.period_slots;
+  if (*settings.every_slots == 0 || settings.epochs == 0)
     throw std::invalid_argument("fine-tuning: every_slots and epochs must be at least 1");
   if (o.observed > 0) throw std::logic_error("fine-tuning: enable it before the first observe");
   o.tuning = settings;
   // The window, its daily lags, and the slots that pass while it trains.
-  o.size_history(std::max(settings.window_slots, RnnTrainSettings{}.sequence_slots) + o.config.period_slots +
-                 o.config.horizon + settings.every_slots);
+  const std::size_t sequence = std::max<std::size_t>(2, 2 * o.config.period_slots / 3);
+  o.size_history(std::max(*settings.window_slots, sequence) + o.config.period_slots + o.config.horizon +
+                 *settings.every_slots);
 }
 
 std::size_t RnnPredictor::fine_tunings_applied() const { return online_->applied.load(); }
@@ -378,7 +409,7 @@ const PredictorRegistration kRnn{
       if (every > 0) {
         FineTuneSettings tuning;
         tuning.every_slots = every;
-        tuning.window_slots = params.count("fine_tune_window", static_cast<std::uint32_t>(7 * rnn->config().period_slots));
+        if (params.has("fine_tune_window")) tuning.window_slots = params.count("fine_tune_window", 0);
         rnn->enable_fine_tuning(tuning);
       }
       return rnn;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,16 +32,22 @@ struct RnnConfig {
   std::size_t layers = 1;
   std::size_t horizon = 12;          // slots predicted at once
   std::vector<double> quantiles;     // extra pinball-loss heads, e.g. {0.1, 0.9}
-  std::size_t period_slots = 288;    // the daily period, for the seasonal-lag inputs
+  // The daily period, for the seasonal-lag inputs; 0: one day of the
+  // trace's steps (288 at 5 minutes, 96 at 15, 24 at an hour).
+  std::size_t period_slots = 0;
   double step_seconds = 300;         // trace time of one slot
 };
 
+// Windows in slots; unset, they follow the daily period P (and the rows
+// there are), so that a trace of any step trains: validation 2 P (at most a
+// quarter of the rows, at least a horizon and one), sequence 2/3 P (16 h),
+// burn-in P/6 (4 h). At 5-minute steps: 576, 192, 48.
 struct RnnTrainSettings {
   std::size_t max_epochs = 40;
-  std::size_t patience = 5;             // epochs without a better validation loss
-  std::size_t validation_slots = 576;   // the last rows of the block
-  std::size_t sequence_slots = 192;     // truncated BPTT window
-  std::size_t burn_in_slots = 48;       // first slots of a window carry no loss
+  std::size_t patience = 5;                       // epochs without a better validation loss
+  std::optional<std::size_t> validation_slots;    // the last rows of the block
+  std::optional<std::size_t> sequence_slots;      // truncated BPTT window
+  std::optional<std::size_t> burn_in_slots;       // first slots of a window carry no loss
   std::size_t batch = 128;
   double learning_rate = 3e-3;
   double clip_norm = 1.0;
@@ -76,13 +83,21 @@ using TrainProgress =
 // Online fine-tuning: every `every_slots` slots a background thread trains
 // a copy of the model on the last `window_slots` slots and swaps it in at a
 // later slot boundary; observe() and forecast() never wait for it.
+// Unset: every day, on the last week (of the model's daily period).
 struct FineTuneSettings {
-  std::size_t every_slots = 288;
-  std::size_t window_slots = 2016;
+  std::optional<std::size_t> every_slots;
+  std::optional<std::size_t> window_slots;
   std::size_t epochs = 2;
   double learning_rate = 1e-3;
   std::uint64_t seed = 1;
 };
+
+// `config.period_slots` resolved for a trace of `step_seconds`, and the
+// settings' windows for `rows` rows of it. Throws std::invalid_argument
+// naming the minimum rows when `rows` are too few to train on.
+RnnConfig resolved_rnn_config(RnnConfig config, double step_seconds);
+RnnTrainSettings resolved_train_settings(RnnTrainSettings settings, const RnnConfig& config, std::size_t rows,
+                                         const std::string& what);
 
 class RnnNetwork;   // the LibTorch model (private)
 struct RnnScaling;  // per-chain normalization (private)

@@ -110,10 +110,10 @@ std::vector<torch::Tensor> copy_parameters(torch::nn::Module& module) {
 
 TrainReport RnnNetwork::train(const RnnDataset& data, std::size_t train_end, const RnnTrainSettings& settings,
                               bool validate, const TrainProgress& progress) {
-  if (train_end > data.rows || train_end <= data.first_row + settings.burn_in_slots + 1)
+  if (train_end > data.rows || train_end <= data.first_row + settings.burn_in_slots.value() + 1)
     throw std::invalid_argument("RnnNetwork::train: " + std::to_string(train_end) + " training rows are too few (" +
                                 std::to_string(data.first_row) + " go to the daily lags, " +
-                                std::to_string(settings.burn_in_slots) + " to the burn-in)");
+                                std::to_string(settings.burn_in_slots.value()) + " to the burn-in)");
   const auto start_time = Clock::now();
   torch::manual_seed(settings.seed);
   std::mt19937_64 random(settings.seed);
@@ -130,8 +130,8 @@ TrainReport RnnNetwork::train(const RnnDataset& data, std::size_t train_end, con
       torch::from_blob(const_cast<float*>(data.loss_constants.data()),
                        {static_cast<std::int64_t>(data.chains), static_cast<std::int64_t>(kRnnLossConstants)});
   const std::int64_t horizon = static_cast<std::int64_t>(data.horizon);
-  const std::size_t slots = std::min(settings.sequence_slots, train_end - data.first_row);
-  const std::size_t burn_in = std::min(settings.burn_in_slots, slots - 1);
+  const std::size_t slots = std::min(settings.sequence_slots.value(), train_end - data.first_row);
+  const std::size_t burn_in = std::min(settings.burn_in_slots.value(), slots - 1);
   const std::size_t last_start = train_end - slots;
   // Each epoch sees about every (chain, slot) once, in at least kMinBatchesPerEpoch steps.
   const std::size_t windows_per_epoch = std::max<std::size_t>(
@@ -141,7 +141,7 @@ TrainReport RnnNetwork::train(const RnnDataset& data, std::size_t train_end, con
   std::uniform_int_distribution<std::size_t> pick_start(data.first_row, last_start);
 
   // Validation: every chain over the validation rows, after a burn-in on the rows before.
-  const std::size_t val_burn_in = std::min(settings.sequence_slots, train_end - 1 - data.first_row);
+  const std::size_t val_burn_in = std::min(settings.sequence_slots.value(), train_end - 1 - data.first_row);
   const std::size_t val_start = train_end - 1 - val_burn_in;
   std::vector<std::pair<std::size_t, std::size_t>> val_windows;
   for (std::size_t c = 0; c < data.chains; ++c) val_windows.emplace_back(c, val_start);

@@ -31,8 +31,9 @@ class Backend {
   virtual Observation start(const Plan& running) = 0;
   // Runs one slot: `plan` is put in force when `apply` (else the previous
   // one stays), then the slot passes and is measured. Throws
-  // std::runtime_error when the plan could not be applied; nothing changed then.
-  virtual SlotReport run_slot(const Plan& plan, bool apply) = 0;
+  // std::runtime_error when the plan could not be applied; nothing changed
+  // then. The report stays valid until the next call.
+  virtual const SlotReport& run_slot(const Plan& plan, bool apply) = 0;
   // No slot left (the trace's end); pods never finish on their own.
   virtual bool done() const = 0;
   // Whether running the journaled slots again rebuilds the backend's state

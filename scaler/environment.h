@@ -62,7 +62,7 @@ class ScalerEnvironment {
   ScalerEnvironment& operator=(ScalerEnvironment&&) noexcept;
   ~ScalerEnvironment();
 
-  // The whole trace from slot 0, no noise.
+  // The whole trace from slot 0 (seed 0: noise, when set, is seed 0's).
   const Observation& reset();
   // Throws std::invalid_argument when the episode does not fit the trace.
   const Observation& reset(const EpisodeSpec& episode);

@@ -45,10 +45,13 @@ EpisodeSummary run_episode(SlotLoop& loop, const SlotObserver& observer, std::si
 
 EpisodeSummary simulate(std::shared_ptr<const SystemModel> model, std::shared_ptr<const ArrivalSchedule> arrivals,
                         std::unique_ptr<Policy> policy, const Plan& start, const ForecastSpec& forecast,
-                        std::size_t horizon, const SlotObserver& observer) {
+                        std::size_t horizon, const SlotObserver& observer,
+                        std::shared_ptr<const ArrivalSchedule> history, std::size_t history_slots) {
   auto forecaster = std::make_unique<Forecaster>(forecast, *model, arrivals->mapping, arrivals);
   SlotLoopSettings settings;
   settings.horizon = horizon;
+  settings.history = std::move(history);
+  settings.history_slots = history_slots;
   SlotLoop loop(model, make_sim_backend(model, arrivals, start), std::move(forecaster), std::move(policy), start, settings);
   return run_episode(loop, observer);
 }

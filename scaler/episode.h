@@ -35,9 +35,11 @@ using SlotObserver = std::function<void(const SlotRecord& record)>;
 EpisodeSummary run_episode(SlotLoop& loop, const SlotObserver& observer = {}, std::size_t max_slots = 0);
 
 // The common case: `policy` on the simulator over `arrivals` from `start`,
-// forecasting with `forecast`, `horizon` steps ahead.
+// forecasting with `forecast`, `horizon` steps ahead; the forecaster first
+// learns the last `history_slots` of `history` when given.
 EpisodeSummary simulate(std::shared_ptr<const SystemModel> model, std::shared_ptr<const ArrivalSchedule> arrivals,
                         std::unique_ptr<Policy> policy, const Plan& start, const ForecastSpec& forecast,
-                        std::size_t horizon, const SlotObserver& observer = {});
+                        std::size_t horizon, const SlotObserver& observer = {},
+                        std::shared_ptr<const ArrivalSchedule> history = nullptr, std::size_t history_slots = 0);
 
 }  // namespace nfv

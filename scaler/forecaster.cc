@@ -69,11 +69,23 @@ void Forecaster::reset() {
 }
 
 void Forecaster::observe(std::span<const double> arrival_pps, std::size_t slot) {
+  observe_at(arrival_pps, mapping_.unix_s(slot));
+}
+
+void Forecaster::observe_at(std::span<const double> arrival_pps, double unix_s) {
   for (std::size_t c = 0; c < last_pps_.size(); ++c) last_pps_[c] = c < arrival_pps.size() ? arrival_pps[c] : 0.0;
   observed_ = true;
   if (!predictor_) return;
   for (std::size_t c = 0; c < rates_.size(); ++c) rates_[c] = last_pps_[c] / mapping_.pps_per_unit;
-  predictor_->observe(rates_, mapping_.unix_s(slot));
+  predictor_->observe(rates_, unix_s);
+}
+
+void Forecaster::warm_up(const ArrivalSchedule& history, std::size_t rows) {
+  if (history.chains != last_pps_.size())
+    throw std::invalid_argument("forecaster: a history of " + std::to_string(history.chains) + " chains, the system has " +
+                                std::to_string(last_pps_.size()));
+  for (std::size_t s = history.slots() > rows ? history.slots() - rows : 0; s < history.slots(); ++s)
+    observe_at(history.slot(s), history.mapping.unix_s(s));
 }
 
 Forecast Forecaster::forecast(std::size_t slot, std::size_t horizon) {

@@ -50,12 +50,17 @@ class Forecaster {
   Forecast forecast(std::size_t slot, std::size_t horizon);
   // Forgets every observation (a new episode); the model's weights stay.
   void reset();
+  // Observes the last `rows` slots of `history` (e.g. the trace's training
+  // rows), each at its own trace time, before the first slot is measured.
+  void warm_up(const ArrivalSchedule& history, std::size_t rows);
 
   const std::string& name() const { return name_; }
   // What the model did lately (fine-tunings), for the decision's reason.
   std::string note() const;
 
  private:
+  void observe_at(std::span<const double> arrival_pps, double unix_s);
+
   ForecastSpec spec_;
   const SystemModel* model_;
   TraceMapping mapping_;

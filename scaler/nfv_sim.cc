@@ -134,7 +134,7 @@ int run(const Options& o) {
   const auto& model = scenario.model;
   const auto& arrivals = scenario.test;
   const nfv::Plan start = nfv::starting_plan(o.params, model->topology());
-  auto policy = nfv::make_policy(o.policy, o.params, model);
+  auto policy = nfv::make_policy(o.policy, o.params, nfv::PolicyContext(model, arrivals->mapping));
   std::printf("%s", scenario.describe().c_str());
   std::printf("policy    %s", policy->name().c_str());
   for (const auto& [key, value] : o.params) std::printf(" %s=%s", key.c_str(), value.c_str());

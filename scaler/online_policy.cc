@@ -240,7 +240,7 @@ const PolicyRegistration kOnline{
     "regularization plus online rounding (Ipopt): epsilon (0.1), eta (0 = ln(1 + K/epsilon)), utilisation (0.9), "
     "min_per_hop (1), keep (1), candidates=path|sla|plan (path), serve_weight (10), window (5 slots)",
     with_placement({"epsilon", "eta", "utilisation", "min_per_hop", "keep", "candidates", "serve_weight", "window"}),
-    [](const ParamReader& params, std::shared_ptr<const SystemModel> model) -> std::unique_ptr<Policy> {
+    [](const ParamReader& params, const PolicyContext& context) -> std::unique_ptr<Policy> {
       const OnlineSettings defaults;
       OnlineSettings settings;
       settings.epsilon = params.number("epsilon", defaults.epsilon);
@@ -257,7 +257,7 @@ const PolicyRegistration kOnline{
       else
         throw std::invalid_argument(params.what() + ": parameter 'candidates': expected path, sla or plan, got '" +
                                     candidates + "'");
-      return std::make_unique<OnlinePolicy>(std::move(model), settings);
+      return std::make_unique<OnlinePolicy>(context.model, settings);
     }};
 
 }  // namespace

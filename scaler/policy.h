@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "arrival_schedule.h"
 #include "option_values.h"
 #include "plan.h"
 #include "system_model.h"
@@ -68,8 +69,16 @@ std::unique_ptr<Policy> make_threshold_policy(const Topology& topology, Threshol
 
 // As `nfv-sim --policy NAME --param key=value` and the scaler's config give them.
 using PolicyParams = NamedParams;
-using PolicyFactory =
-    std::function<std::unique_ptr<Policy>(const ParamReader& params, std::shared_ptr<const SystemModel> model)>;
+
+// What a policy is made for: the system, and where its slots sit in the
+// trace (time of day, the trace's unit) for policies that need them.
+struct PolicyContext {
+  PolicyContext(std::shared_ptr<const SystemModel> system, TraceMapping trace = {})  // NOLINT: a model alone will do
+      : model(std::move(system)), mapping(trace) {}
+  std::shared_ptr<const SystemModel> model;
+  TraceMapping mapping;
+};
+using PolicyFactory = std::function<std::unique_ptr<Policy>(const ParamReader& params, const PolicyContext& context)>;
 
 // A policy's file registers it:
 //   static const PolicyRegistration kThreshold{"threshold", "...", with_placement({"target", ...}), factory};
@@ -80,8 +89,7 @@ struct PolicyRegistration {
 
 // Throws std::invalid_argument naming an unknown policy (and the known
 // ones), an unknown parameter (and the known ones) or a bad value.
-std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params,
-                                    std::shared_ptr<const SystemModel> model);
+std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params, const PolicyContext& context);
 // Registered policies: name -> description (its parameters and defaults).
 std::map<std::string, std::string> policy_names();
 

@@ -35,8 +35,7 @@ std::map<std::string, std::string> policy_names() {
   return out;
 }
 
-std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params,
-                                    std::shared_ptr<const SystemModel> model) {
+std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& params, const PolicyContext& context) {
   const auto it = registry().find(name);
   if (it == registry().end()) {
     std::string known;
@@ -44,8 +43,8 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& p
     throw std::invalid_argument("unknown policy '" + std::string(name) + "' (known: " + known + ")");
   }
   const ParamReader reader("policy " + std::string(name), params, it->second.params);
-  placed_plan(reader, model->topology());  // checks the placement parameters now, not at the first slot
-  return it->second.factory(reader, std::move(model));
+  placed_plan(reader, context.model->topology());  // checks the placement parameters now, not at the first slot
+  return it->second.factory(reader, context);
 }
 
 std::set<std::string> with_placement(std::set<std::string> params) {

@@ -1,5 +1,5 @@
-// A system to simulate and the traffic to run it on, as every trace-driven
-// tool takes them (nfv-sim, nfv-train, the benches): a topology, a rate
+// A system to simulate and the traffic to run it on, as the trace-driven
+// tools take them (nfv-sim, policy_costs, sim_steps): a topology, a rate
 // trace split into the rows that train and the rows that test, the chains
 // (the topology's, or one per SRC->DST column of an OD trace), the
 // emulation mapping and the cost model's settings. Nothing here assumes a

@@ -23,7 +23,7 @@ class SimBackend final : public Backend {
     return environment_.reset();
   }
 
-  SlotReport run_slot(const Plan& plan, bool apply) override {
+  const SlotReport& run_slot(const Plan& plan, bool apply) override {
     if (apply) in_force_ = plan;
     if (realtime_slot_seconds_ > 0) {
       next_slot_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -32,7 +32,10 @@ class SimBackend final : public Backend {
     }
     const StepResult result = environment_.step(in_force_);
     const SlotOutcome& outcome = environment_.last_slot();
-    return SlotReport{outcome.observation, result.cost, outcome.usage};
+    report_.observation = outcome.observation;  // assignments keep the buffers: no allocation once grown
+    report_.cost = result.cost;
+    report_.usage = outcome.usage;
+    return report_;
   }
 
   bool done() const override { return environment_.done(); }
@@ -42,6 +45,7 @@ class SimBackend final : public Backend {
   ScalerEnvironment environment_;
   double realtime_slot_seconds_;
   Plan in_force_;
+  SlotReport report_;
   std::chrono::steady_clock::time_point next_slot_;
 };
 

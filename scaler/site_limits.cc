@@ -8,10 +8,22 @@ namespace nfv {
 std::string enforce_site_limits(Plan& plan, const Topology& topology, const SiteLimits& limits) {
   std::string changed;
   const auto note = [&](const std::string& text) { changed += (changed.empty() ? "" : "; ") + text; };
-  for (std::size_t s = 0; s < topology.sites.size(); ++s) {
+  const auto max_of = [&](std::size_t s) {
     const double limit = s < limits.max.size() ? limits.max[s] : 0.0;
-    const double max = limit > 0 ? limit : topology.sites[s].instance_capacity;
-    const double min = s < limits.min.size() ? limits.min[s] : 0.0;
+    return limit > 0 ? limit : static_cast<double>(topology.sites[s].instance_capacity);
+  };
+  const auto min_of = [&](std::size_t s) { return s < limits.min.size() ? limits.min[s] : 0.0; };
+  // Most plans are within every limit: one pass tells.
+  std::vector<double> totals(topology.sites.size(), 0.0);
+  for (const PoolPlan& p : plan.pools)
+    if (p.site < totals.size()) totals[p.site] += p.instances;
+  bool within = true;
+  for (std::size_t s = 0; s < totals.size() && within; ++s)
+    within = totals[s] >= min_of(s) && (max_of(s) <= 0 || totals[s] <= max_of(s));
+  if (within) return changed;
+  for (std::size_t s = 0; s < topology.sites.size(); ++s) {
+    const double max = max_of(s);
+    const double min = min_of(s);
     std::vector<PoolPlan*> here;
     double total = 0;
     for (PoolPlan& p : plan.pools)

@@ -1,5 +1,6 @@
 #include "slot_loop.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -30,6 +31,7 @@ SlotLoop::~SlotLoop() = default;
 void SlotLoop::start() {
   policy_->reset();
   forecaster_->reset();
+  if (settings_.history) forecaster_->warm_up(*settings_.history, settings_.history_slots);
   observation_ = backend_->start(last_good_);
 }
 
@@ -45,7 +47,8 @@ void SlotLoop::resume(const std::vector<PastSlot>& past, const CostBreakdown& co
     if (slot.applied) last_good_ = slot.plan;
   }
   if (!past.empty()) {
-    observation_.slot = past.back().slot + 1;
+    // Pods: the slot clock may have run on while the scaler was away.
+    observation_.slot = backend_->reruns_history() ? past.back().slot + 1 : std::max(observation_.slot, past.back().slot + 1);
     observation_.plan = last_good_;
     if (!backend_->reruns_history()) {
       // Pods: what the last journaled slot measured is what the next decision starts from.
@@ -58,11 +61,14 @@ void SlotLoop::resume(const std::vector<PastSlot>& past, const CostBreakdown& co
 
 const SlotRecord& SlotLoop::run_slot() {
   const Topology& topology = model_->topology();
+  // The record is reused slot after slot: its buffers keep their capacity.
   SlotRecord& r = record_;
-  r = SlotRecord{};
   r.slot = observation_.slot;
-  r.reason = std::move(pending_reason_);
+  r.reason.swap(pending_reason_);
   pending_reason_.clear();
+  r.error.clear();
+  r.decided = r.applied = false;
+  r.forecast_ms = r.decision_ms = 0;
 
   const auto forecast_begun = std::chrono::steady_clock::now();
   try {

@@ -31,6 +31,10 @@ struct SlotLoopSettings {
   std::size_t horizon = 1;  // forecast steps handed to the policy
   SiteLimits limits;
   bool shadow = false;      // decide and record, never apply
+  // What the forecaster learns from before the first slot (e.g. the rows
+  // before the ones run), and how many of its last slots; none: nothing.
+  std::shared_ptr<const ArrivalSchedule> history;
+  std::size_t history_slots = 0;
 };
 
 // What one slot did.

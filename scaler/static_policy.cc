@@ -23,8 +23,8 @@ namespace {
 
 const PolicyRegistration kStatic{
     "static", "the starting plan, every slot (instances=N, placement=ingress|path, or plan=FILE)", with_placement({}),
-    [](const ParamReader& params, std::shared_ptr<const SystemModel> model) {
-      return make_static_policy(placed_plan(params, model->topology()));
+    [](const ParamReader& params, const PolicyContext& context) {
+      return make_static_policy(placed_plan(params, context.model->topology()));
     }};
 
 }  // namespace

@@ -127,7 +127,7 @@ const PolicyRegistration kThreshold{
     "Kubernetes HPA per pool: target (0.7), tolerance (0.1), window (5 slots), max_up (4), max_down (1), min (1), "
     "max (64); starts from the static placement",
     with_placement({"target", "tolerance", "window", "max_up", "max_down", "min", "max"}),
-    [](const ParamReader& params, std::shared_ptr<const SystemModel> model) {
+    [](const ParamReader& params, const PolicyContext& context) {
       const ThresholdSettings defaults;
       ThresholdSettings settings;
       settings.target_utilisation = params.number("target", defaults.target_utilisation);
@@ -138,7 +138,7 @@ const PolicyRegistration kThreshold{
       settings.max_scale_down = params.count("max_down", defaults.max_scale_down);
       settings.min_instances = params.count("min", defaults.min_instances);
       settings.max_instances = params.count("max", defaults.max_instances);
-      return make_threshold_policy(model->topology(), settings);
+      return make_threshold_policy(context.model->topology(), settings);
     }};
 
 }  // namespace

@@ -285,7 +285,7 @@ TEST(Rnn, UntrainedItIsExactlyTheEwmaBaseline) {
   EXPECT_EQ(report.best_epoch, 0u);
   ASSERT_EQ(report.blend.size(), config.horizon);
   for (double g : report.blend) EXPECT_EQ(g, 0.0);
-  auto ewma = make_ewma(fit_ewma(trace.slice(0, trace.rows() - settings.validation_slots)), 3);
+  auto ewma = make_ewma(fit_ewma(trace.slice(0, trace.rows() - *settings.validation_slots)), 3);
   for (std::size_t r = 0; r < trace.rows(); ++r) {
     const std::span<const double> row(&trace.values[r * 3], 3);
     rnn->observe(row, row_start_unix_s(trace, r));

@@ -77,7 +77,11 @@ struct RateTraceFile {
 // neither, it is an error. Errors name the file, the line and the column.
 RateTraceFile read_rate_trace_csv(const std::string& path, std::optional<RateUnit> default_unit = std::nullopt);
 // Writes `trace` in the same format (slot column, units and step comments).
+// With a timestamp column when the trace has a start time, else slots.
 std::string rate_trace_to_csv(const RateTrace& trace);
+// Several blocks of one file (same columns, unit and step, timestamped):
+// the gaps between them stay gaps.
+std::string rate_trace_to_csv(const std::vector<RateTrace>& blocks);
 
 // --- Abilene origin-destination matrices (traffic/abilene) -----------------
 

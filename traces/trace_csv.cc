@@ -184,16 +184,28 @@ RateTraceFile read_rate_trace_csv(const std::string& path, std::optional<RateUni
   return TraceCsvReader(path, default_unit).read();
 }
 
-std::string rate_trace_to_csv(const RateTrace& trace) {
+std::string rate_trace_to_csv(const RateTrace& trace) { return rate_trace_to_csv(std::vector<RateTrace>{trace}); }
+
+std::string rate_trace_to_csv(const std::vector<RateTrace>& blocks) {
+  if (blocks.empty()) throw std::invalid_argument("rate_trace_to_csv: no rows to write");
+  const RateTrace& first = blocks.front();
+  const bool timed = first.start_unix_s.has_value();
+  for (const RateTrace& block : blocks)
+    if (block.columns != first.columns || block.unit != first.unit || block.step_seconds != first.step_seconds ||
+        block.start_unix_s.has_value() != timed || (blocks.size() > 1 && !timed))
+      throw std::invalid_argument("rate_trace_to_csv: blocks of one file need the same columns, unit, step and timestamps");
   std::ostringstream out;
-  out << "# units: " << unit_name(trace.unit) << "\n# step_seconds: " << format_number(trace.step_seconds) << "\nslot";
-  for (const std::string& column : trace.columns) out << "," << column;
+  out << "# units: " << unit_name(first.unit) << "\n# step_seconds: " << format_number(first.step_seconds) << "\n"
+      << (timed ? "timestamp" : "slot");
+  for (const std::string& column : first.columns) out << "," << column;
   out << "\n";
-  for (std::size_t r = 0; r < trace.rows(); ++r) {
-    out << r;
-    for (std::size_t c = 0; c < trace.columns.size(); ++c) out << "," << format_number(trace.at(r, c));
-    out << "\n";
-  }
+  for (const RateTrace& trace : blocks)
+    for (std::size_t r = 0; r < trace.rows(); ++r) {
+      if (timed) out << format_iso_time(*trace.start_unix_s + static_cast<std::int64_t>(std::llround(static_cast<double>(r) * trace.step_seconds)));
+      else out << r;
+      for (std::size_t c = 0; c < trace.columns.size(); ++c) out << "," << format_number(trace.at(r, c));
+      out << "\n";
+    }
   return out.str();
 }
 

@@ -24,7 +24,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: nfv-scaler --config scaler.yaml [options]
 
   --config FILE     the service's configuration (YAML, proto/scaler.proto; docs/scaler.md)
-  --slots N         stop after slot N (overrides the config's slots)
+  --slots N         run slots until slot N, that one left out (overrides the config's slots)
   --shadow          decide and journal, never apply
   --journal FILE    the decision journal (overrides the config's); resumed from when it has entries
   --report FILE     write the run's HTML report (from the journal) when it stops

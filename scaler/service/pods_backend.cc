@@ -81,7 +81,7 @@ class PodsBackend final : public Backend {
     return first;
   }
 
-  SlotReport run_slot(const Plan& plan, bool apply) override {
+  const SlotReport& run_slot(const Plan& plan, bool apply) override {
     previous_ = in_force_;
     if (apply) {
       send(plan);
@@ -89,9 +89,9 @@ class PodsBackend final : public Backend {
     }
     ++slot_;
     sleep_until_unix(slot_start(slot_));
-    SlotReport report = measure();
-    report.observation.slot = slot_;
-    return report;
+    report_ = measure();
+    report_.observation.slot = slot_;
+    return report_;
   }
 
   bool done() const override { return false; }
@@ -339,6 +339,7 @@ class PodsBackend final : public Backend {
   double slot_seconds_;
   double start_unix_s_;
   std::size_t slot_ = 0;
+  SlotReport report_;
   std::vector<PodConnection> pods_;
   Plan in_force_, previous_;
 };

@@ -62,7 +62,7 @@ ScalerService::ScalerService(ScalerSetup setup) : setup_(std::move(setup)) {
   settings.limits = setup_.limits;
   settings.shadow = config.shadow();
   loop_ = std::make_unique<SlotLoop>(setup_.model, std::move(backend), std::move(forecaster),
-                                     make_policy(choice_.name(), params_of(choice_), setup_.model), start, settings);
+                                     make_policy(choice_.name(), params_of(choice_), PolicyContext(setup_.model, setup_.mapping)), start, settings);
   loop_->start();
   if (!entries.empty()) {
     // Resume: the forecaster relearns the journaled rates, the simulator
@@ -161,7 +161,7 @@ void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(
     {
       std::lock_guard lock(mutex_);
       if (pending_) {
-        loop_->switch_policy(make_policy(pending_->name(), params_of(*pending_), setup_.model),
+        loop_->switch_policy(make_policy(pending_->name(), params_of(*pending_), PolicyContext(setup_.model, setup_.mapping)),
                              "policy switched from " + choice_text(choice_) + " to " + choice_text(*pending_));
         choice_ = *pending_;
         pending_.reset();
@@ -194,7 +194,7 @@ void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(
 
 void ScalerService::request_policy(const scaler::PolicyChoice& choice) {
   // Built once now only to check the name and parameters: errors reach the caller.
-  (void)make_policy(choice.name(), params_of(choice), setup_.model);
+  (void)make_policy(choice.name(), params_of(choice), PolicyContext(setup_.model, setup_.mapping));
   std::lock_guard lock(mutex_);
   pending_ = choice;
 }
