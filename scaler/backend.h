@@ -19,6 +19,10 @@ struct SlotReport {
   Observation observation;  // for the next decision: per chain arrivals, deliveries, drops, late, p99
   CostBreakdown cost;
   SlotUsage usage;
+  // Slots the report covers: more than one when a backend on a wall clock
+  // fell behind it (a slow decision or apply) and rejoined it at the next
+  // boundary; the rates are then per second of the whole span.
+  std::size_t slots = 1;
 };
 
 class Backend {
@@ -30,7 +34,8 @@ class Backend {
   // later when joining a clock that already runs), measured = false.
   virtual Observation start(const Plan& running) = 0;
   // Runs one slot: `plan` is put in force when `apply` (else the previous
-  // one stays), then the slot passes and is measured. Throws
+  // one stays), then the slot passes and is measured (SlotReport::slots
+  // says how many slots passed when the backend had to catch up). Throws
   // std::runtime_error when the plan could not be applied; nothing changed
   // then. The report stays valid until the next call.
   virtual const SlotReport& run_slot(const Plan& plan, bool apply) = 0;

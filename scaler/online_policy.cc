@@ -2,7 +2,10 @@
 // with hysteresis, re-solving with tighter sites when rounding overflows one.
 #include "online_policy.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -14,9 +17,12 @@ namespace nfv {
 namespace {
 
 // Takes instances away from sites over capacity, those rounded up the most
-// first; returns how many had to go.
+// first, but never a hop's last instance (a plan must serve every hop);
+// returns how many went.
 double fit_sites(std::vector<std::int32_t>& instances, const std::vector<double>& fractional,
                  const std::vector<double>& capacity, std::size_t sites) {
+  std::vector<std::int64_t> per_hop(instances.size() / sites, 0);
+  for (std::size_t pool = 0; pool < instances.size(); ++pool) per_hop[pool / sites] += instances[pool];
   double removed = 0;
   for (std::size_t s = 0; s < sites; ++s) {
     if (!(capacity[s] > 0)) continue;
@@ -25,10 +31,12 @@ double fit_sites(std::vector<std::int32_t>& instances, const std::vector<double>
     while (used > capacity[s]) {
       std::size_t best = instances.size();
       for (std::size_t pool = s; pool < instances.size(); pool += sites)
-        if (instances[pool] > 0 && (best == instances.size() || instances[pool] - fractional[pool] >
-                                                                   instances[best] - fractional[best]))
+        if (instances[pool] > 0 && per_hop[pool / sites] > 1 &&
+            (best == instances.size() || instances[pool] - fractional[pool] > instances[best] - fractional[best]))
           best = pool;
+      if (best == instances.size()) break;  // only hops' last instances left: the site limits decide
       --instances[best];
+      --per_hop[best / sites];
       --used;
       ++removed;
     }
@@ -40,6 +48,9 @@ double fit_sites(std::vector<std::int32_t>& instances, const std::vector<double>
 
 OnlinePolicy::OnlinePolicy(std::shared_ptr<const SystemModel> model, OnlineSettings settings)
     : model_(std::move(model)), settings_(std::move(settings)) {
+  one_hop_ = model_->chains() > 0;
+  for (const Chain& chain : model_->topology().chains) one_hop_ = one_hop_ && chain.vnfs.size() == 1;
+  if (settings_.solver == OnlineSolver::ipopt) one_hop_ = false;
   if (!(settings_.epsilon > 0)) throw std::invalid_argument("policy online: parameter 'epsilon': expected > 0");
   if (settings_.eta < 0) throw std::invalid_argument("policy online: parameter 'eta': expected > 0 (or 0 for ln(1 + K/eps))");
   if (!(settings_.keep >= 1)) throw std::invalid_argument("policy online: parameter 'keep': expected >= 1");
@@ -60,8 +71,37 @@ OnlinePolicy::OnlinePolicy(std::shared_ptr<const SystemModel> model, OnlineSetti
   reset();
 }
 
+OneHopProblem OnlinePolicy::one_hop_problem(const SlotProblem& problem, const std::vector<double>& arrival_pps) const {
+  const SystemModel& m = *model_;
+  const Topology& topology = m.topology();
+  OneHopProblem out;
+  out.drop_cost = problem.drop_cost();
+  out.epsilon = settings_.epsilon;
+  for (std::size_t s = 0; s < m.sites(); ++s) {
+    out.instance_cost.push_back(problem.instance_cost(s));
+    out.weight.push_back(topology.sites[s].deployment_price / eta_);
+    out.site_capacity.push_back(problem.site_capacity(s));
+  }
+  for (std::size_t c = 0; c < m.chains(); ++c) {
+    OneHopProblem::Chain chain;
+    chain.arrival = std::max(0.0, arrival_pps[c]) / kFlowUnitPps;
+    chain.capacity = settings_.max_utilisation * m.service_rate_pps(m.pool_index().hop_number(c, 0)) / kFlowUnitPps;
+    chain.min_instances = settings_.min_instances_per_hop;
+    for (std::size_t s : problem.candidate_sites(c, 0)) {
+      double cost = std::numeric_limits<double>::infinity();  // no route within the SLA through it: it never serves
+      for (const ChainRoute& route : problem.routes(c))
+        if (route.sites[0] == s) cost = std::min(cost, route.cost);
+      chain.pools.push_back({s, cost, fractional_[m.pool_index()(c, 0, s)]});
+    }
+    out.chains.push_back(std::move(chain));
+  }
+  return out;
+}
+
 void OnlinePolicy::reset() {
   started_ = false;
+  site_prices_.clear();
+  fast_skip_ = fast_backoff_ = 0;
   fractional_.assign(model_->pool_index().pools(), 0.0);
   rounded_.assign(model_->pool_index().pools(), 0);
   warm_start_ = WarmStart{};
@@ -128,31 +168,74 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
   // Site capacity couples every chain and makes the factorizations dense:
   // solve without those rows first, and add them only when a site is over.
   bool site_rows = false;
+  std::string solver;
+  double objective = 0;
+  bool fast_failed = one_hop_ && fast_skip_ > 0;
+  std::string fallback;  // why the slot went to Ipopt
+  if (fast_failed) {
+    fallback = "chain by chain sits this slot out (its site prices did not settle lately), so ";
+    --fast_skip_;
+  }
   for (;; ++resolves) {
+    solver = fallback;
     const SlotProblem problem(m, problem_settings);
-    LinearProgram lp;
-    const SlotColumns columns = problem.add_slot(lp, arrival, site_rows);
-    std::vector<EntropyTerm> terms;
-    for (std::size_t pool = 0; pool < columns.instances.size(); ++pool)
-      if (columns.instances[pool] >= 0)
-        terms.push_back({columns.instances[pool], topology.sites[pool % m.sites()].deployment_price / eta_, fractional_[pool]});
-    solution = solve_regularized(lp, terms, settings_.epsilon, &warm_start_);
-    if (!solution.solved) throw std::runtime_error("policy online: Ipopt: " + solution.status);
-    std::vector<double> per_site(m.sites(), 0.0);
-    for (std::size_t pool = 0; pool < columns.instances.size(); ++pool) {
-      candidate[pool] = columns.instances[pool] >= 0;
-      fractional[pool] = candidate[pool] ? solution.x[columns.instances[pool]] : 0.0;
-      per_site[pool % m.sites()] += fractional[pool];
+    std::optional<OneHopSolution> fast;
+    if (one_hop_ && !fast_failed) {
+      // Every chain has one hop: chain by chain, site capacity priced.
+      fast = solve_one_hop(one_hop_problem(problem, arrival), site_prices_);
+      site_prices_ = fast->site_price;
+      if (!fast->within_capacity) {
+        // The site prices did not settle: this solve goes to Ipopt, whole.
+        solver = fallback = "chain by chain did not settle in " + std::to_string(fast->sweeps) + " sweeps of site prices, so ";
+        fast_failed = true;  // nor would it for the tighter re-solves of this slot
+        fast_skip_ = fast_backoff_ = std::min(16, std::max(1, 2 * fast_backoff_));
+        site_prices_.clear();
+        site_rows = true;
+        fast.reset();
+      }
     }
-    if (!site_rows) {
+    if (fast) {
+      std::fill(candidate.begin(), candidate.end(), 0);
+      std::fill(fractional.begin(), fractional.end(), 0.0);
+      for (std::size_t c = 0; c < m.chains(); ++c) {
+        const auto& sites_of = problem.candidate_sites(c, 0);
+        for (std::size_t k = 0; k < sites_of.size(); ++k) {
+          candidate[pools(c, 0, sites_of[k])] = 1;
+          fractional[pools(c, 0, sites_of[k])] = fast->instances[c][k];
+        }
+      }
+      if (resolves == 0) fast_backoff_ = 0;
+      solver = "solved chain by chain (one hop each; " + std::to_string(fast->sweeps) + " sweeps of site prices, " + std::to_string(fast->chain_solves) + " chain solves)";
+      objective = fast->objective;
+    } else {
+      LinearProgram lp;
+      const SlotColumns columns = problem.add_slot(lp, arrival, site_rows);
+      std::vector<EntropyTerm> terms;
+      for (std::size_t pool = 0; pool < columns.instances.size(); ++pool)
+        if (columns.instances[pool] >= 0)
+          terms.push_back({columns.instances[pool], topology.sites[pool % m.sites()].deployment_price / eta_, fractional_[pool]});
+      solution = solve_regularized(lp, terms, settings_.epsilon, &warm_start_);
+      if (!solution.solved) throw std::runtime_error("policy online: Ipopt: " + solution.status);
+      solver += "Ipopt " + solution.status + " in " + std::to_string(solution.iterations) + " iterations";
+      objective = solution.objective;
+      for (std::size_t pool = 0; pool < columns.instances.size(); ++pool) {
+        candidate[pool] = columns.instances[pool] >= 0;
+        fractional[pool] = candidate[pool] ? solution.x[columns.instances[pool]] : 0.0;
+      }
+    }
+    std::vector<double> per_site(m.sites(), 0.0);
+    for (std::size_t pool = 0; pool < fractional.size(); ++pool) per_site[pool % m.sites()] += fractional[pool];
+    if (!site_rows && !fast) {
       bool over = false;
       for (std::size_t s = 0; s < m.sites(); ++s)
         over = over || (problem_settings.site_capacity[s] > 0 && per_site[s] > problem_settings.site_capacity[s] + 1e-6);
       if (over) {
         site_rows = true;
+        --resolves;  // the same problem, now with its site rows: not a re-solve for rounding
         continue;
       }
     }
+    if (resolves == 0) slot_objective_ = objective;
     rounding = round_online(topology, pools, fractional, rounded_, candidate, capacity_of_site, settings_.keep,
                             settings_.min_instances_per_hop);
     if (rounding.fits()) break;
@@ -191,10 +274,9 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
                                       static_cast<std::uint32_t>(s), n, static_cast<double>(n) / hop_instances});
       }
     }
-  char text[320];
-  std::snprintf(text, sizeof text,
-                "Ipopt %s in %d iterations (%zu re-solves for site capacity); fractional %.2f -> %lld instances%s",
-                solution.status.c_str(), solution.iterations, static_cast<std::size_t>(resolves), total_fractional,
+  char text[400];
+  std::snprintf(text, sizeof text, "%s (%zu re-solves for site capacity); fractional %.2f -> %lld instances%s",
+                solver.c_str(), static_cast<std::size_t>(resolves), total_fractional,
                 static_cast<long long>(total_instances),
                 shortfall > 0 ? (", sites full: " + std::to_string(static_cast<long long>(shortfall)) +
                                  " instances short of rounding up")
@@ -238,8 +320,9 @@ namespace {
 const PolicyRegistration kOnline{
     "online",
     "regularization plus online rounding (Ipopt): epsilon (0.1), eta (0 = ln(1 + K/epsilon)), utilisation (0.9), "
-    "min_per_hop (1), keep (1), candidates=path|sla|plan (path), serve_weight (10), window (5 slots)",
-    with_placement({"epsilon", "eta", "utilisation", "min_per_hop", "keep", "candidates", "serve_weight", "window"}),
+    "min_per_hop (1), keep (1), candidates=path|sla|plan (path), serve_weight (10), window (5 slots), "
+    "solver=auto|ipopt (auto: chain by chain when every chain has one hop)",
+    with_placement({"epsilon", "eta", "utilisation", "min_per_hop", "keep", "candidates", "serve_weight", "window", "solver"}),
     [](const ParamReader& params, const PolicyContext& context) -> std::unique_ptr<Policy> {
       const OnlineSettings defaults;
       OnlineSettings settings;
@@ -250,6 +333,10 @@ const PolicyRegistration kOnline{
       settings.keep = params.number("keep", defaults.keep);
       settings.serve_weight = params.number("serve_weight", defaults.serve_weight);
       settings.window_slots = params.count("window", static_cast<std::uint32_t>(defaults.window_slots));
+      const std::string solver = params.text("solver", "auto");
+      if (solver == "ipopt") settings.solver = OnlineSolver::ipopt;
+      else if (solver != "auto")
+        throw std::invalid_argument(params.what() + ": parameter 'solver': expected auto or ipopt, got '" + solver + "'");
       const std::string candidates = params.text("candidates", "path");
       if (candidates == "path") settings.candidates = CandidateSites::along_path;
       else if (candidates == "sla") settings.candidates = CandidateSites::within_sla;

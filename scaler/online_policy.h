@@ -12,12 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "one_hop_solver.h"
 #include "policy.h"
 #include "regularized_solver.h"
 #include "system_model.h"
 #include "slot_problem.h"
 
 namespace nfv {
+
+enum class OnlineSolver { automatic, ipopt };
 
 struct OnlineSettings {
   double epsilon = 0.1;   // eps > 0, in instances: how far from zero a pool may grow at the regularizer's rate
@@ -36,6 +39,9 @@ struct OnlineSettings {
   // slots (0 = the forecast alone).
   std::size_t window_slots = 5;
   CandidateSites candidates = CandidateSites::along_path;
+  // auto: chain by chain (one_hop_solver.h) when every chain has one hop,
+  // else Ipopt on the whole slot; ipopt: always Ipopt.
+  OnlineSolver solver = OnlineSolver::automatic;
   std::vector<double> site_capacity;  // empty = the topology's
   int max_capacity_resolves = 4;      // re-solves with tighter sites when rounding overflows one
 };
@@ -55,6 +61,9 @@ class OnlinePolicy final : public Policy {
   const std::vector<double>& fractional() const { return fractional_; }
   const std::vector<std::int32_t>& rounded() const { return rounded_; }
   double eta() const { return eta_; }
+  // The optimum of the last decision's slot problem (before rounding
+  // tightened any site): solvers are compared by it.
+  double slot_objective() const { return slot_objective_; }
 
  private:
   std::shared_ptr<const SystemModel> model_;
@@ -66,9 +75,16 @@ class OnlinePolicy final : public Policy {
   std::vector<std::int32_t> rounded_;   // per pool
   std::vector<std::vector<std::vector<std::size_t>>> fixed_sites_;  // candidates = fixed: per chain, per hop
   WarmStart warm_start_;
+  bool one_hop_ = false;                // solved chain by chain
+  std::vector<double> site_prices_;     // the last chain-by-chain solution's, a warm start
+  // After a slot whose site prices did not settle (a system overloaded for
+  // a while), the next slots go straight to Ipopt: 1, 2, 4 ... up to 16.
+  int fast_skip_ = 0, fast_backoff_ = 0;
+  OneHopProblem one_hop_problem(const SlotProblem& problem, const std::vector<double>& arrival_pps) const;
   std::vector<double> recent_;          // per chain, a ring of window_slots measured rates
   std::size_t recent_at_ = 0;                // the last solution, primal and dual
   std::string explanation_;
+  double slot_objective_ = 0;
 };
 
 }  // namespace nfv

@@ -43,12 +43,13 @@ void SlotLoop::switch_policy(std::unique_ptr<Policy> policy, std::string why) {
 void SlotLoop::resume(const std::vector<PastSlot>& past, const CostBreakdown& cost_so_far) {
   for (const PastSlot& slot : past) {
     if (backend_->reruns_history()) observation_ = backend_->run_slot(slot.plan, slot.applied).observation;
-    forecaster_->observe(slot.arrival_pps, slot.slot);
+    forecaster_->observe(slot.arrival_pps, slot.slot + std::max<std::size_t>(slot.slots, 1) - 1);
     if (slot.applied) last_good_ = slot.plan;
   }
   if (!past.empty()) {
     // Pods: the slot clock may have run on while the scaler was away.
-    observation_.slot = backend_->reruns_history() ? past.back().slot + 1 : std::max(observation_.slot, past.back().slot + 1);
+    const std::size_t after = past.back().slot + std::max<std::size_t>(past.back().slots, 1);
+    observation_.slot = backend_->reruns_history() ? after : std::max(observation_.slot, after);
     observation_.plan = last_good_;
     if (!backend_->reruns_history()) {
       // Pods: what the last journaled slot measured is what the next decision starts from.
@@ -131,9 +132,14 @@ const SlotRecord& SlotLoop::run_slot() {
   }
   if (r.applied) last_good_ = r.plan;
   cost_so_far_ += r.report.cost;
-  forecaster_->observe(r.report.observation.arrival_pps, r.slot);
+  const std::size_t slots = std::max<std::size_t>(r.report.slots, 1);
+  if (slots > 1)
+    add(r.reason, "the backend fell behind the slot clock: slots " + std::to_string(r.slot) + ".." +
+                      std::to_string(r.slot + slots - 1) + " measured as one");
+  // A catch-up span's mean rate stands for its last slot, the one the next forecast follows.
+  forecaster_->observe(r.report.observation.arrival_pps, r.slot + slots - 1);
   observation_ = r.report.observation;
-  observation_.slot = r.slot + 1;
+  observation_.slot = r.slot + slots;
   return r;
 }
 

@@ -70,6 +70,7 @@ class SlotLoop {
     std::size_t slot = 0;
     Plan plan;
     bool applied = false;
+    std::size_t slots = 1;            // slots it measured (SlotReport::slots)
     std::vector<double> arrival_pps;  // what it measured
   };
   // After start(): the forecaster learns the measured rates again; a backend

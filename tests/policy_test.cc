@@ -14,6 +14,8 @@
 #include "online_policy.h"
 #include "plan.h"
 #include "policy.h"
+#include "environment.h"
+#include "scaler_cases.h"
 #include "simulator.h"
 
 namespace nfv {
@@ -175,6 +177,54 @@ double brute_force(const SystemModel& model, const std::vector<double>& arrivals
     best = std::min(best, cost);
   }
   return best;
+}
+
+// When every chain has one hop the online policy solves its slot chain by
+// chain (one_hop_solver.h). On Abilene's April matrices (132 one-hop chains,
+// 12 sites), with site capacity binding at the busy sites and the per-hop
+// minimum at the small pairs, it reaches the optimum Ipopt reaches on the
+// whole slot, slot after slot, from the same previous solution, within the
+// sites' capacity.
+TEST(OnlinePolicy, ChainByChainReachesIpoptsOptimumOnTheWholeSlot) {
+  const Scenario abilene = test::abilene_scenario(100, 20);
+  const auto& model = abilene.model;
+  OnlineSettings settings;
+  settings.max_capacity_resolves = 0;  // one slot problem per decision: the one compared
+  OnlinePolicy fast(model, settings);
+  settings.solver = OnlineSolver::ipopt;
+  OnlinePolicy ipopt(model, settings);
+  const Plan start = place_chains(model->topology(), 1, Placement::ingress);
+  ScalerEnvironment env(model, abilene.test, start);
+  env.reset(EpisodeSpec{0, 300, 4});
+  int compared = 0, capacity_bound = 0, minimum_bound = 0;
+  std::vector<double> per_site(model->sites());
+  while (!env.done()) {
+    const Observation& o = env.observation();
+    const Forecast f = persistence_forecast(o, 1);
+    fast.restore(ipopt.state());  // the same previous solution: the same problem
+    fast.decide(o, f);
+    const Plan plan = ipopt.decide(o, f);
+    EXPECT_NE(fast.explain().find("chain by chain"), std::string::npos) << fast.explain();
+    EXPECT_EQ(fast.explain().find("Ipopt"), std::string::npos) << "the prices settled: " << fast.explain();
+    EXPECT_NE(ipopt.explain().find("Ipopt"), std::string::npos) << ipopt.explain();
+    if (o.measured) {
+      ++compared;
+      EXPECT_NEAR(fast.slot_objective(), ipopt.slot_objective(), 5e-4 * std::abs(ipopt.slot_objective())) << "slot " << o.slot;
+      EXPECT_LE(fast.slot_objective(), ipopt.slot_objective() * (1 + 5e-4)) << "slot " << o.slot;
+    }
+    std::fill(per_site.begin(), per_site.end(), 0.0);
+    for (std::size_t pool = 0; pool < fast.fractional().size(); ++pool) per_site[pool % model->sites()] += fast.fractional()[pool];
+    for (double used : per_site) {
+      EXPECT_LE(used, 20 * (1 + 1e-6));
+      capacity_bound += used > 20 - 1e-3;
+    }
+    for (std::size_t c = 0; c < model->chains(); ++c)
+      minimum_bound += o.arrival_pps[c] < 0.9 * model->service_rate_pps(c) / 2 && o.measured;
+    env.step(plan);
+  }
+  EXPECT_GE(compared, 3);
+  EXPECT_GT(capacity_bound, 0) << "no site was full: the prices were not exercised";
+  EXPECT_GT(minimum_bound, 0) << "no chain was small enough for its minimum to bind";
 }
 
 TEST(OfflineOptimum, EqualsBruteForceOnATinyInstanceAndTheLpBoundsItFromBelow) {

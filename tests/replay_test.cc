@@ -188,17 +188,9 @@ chains:
     match: [{dst_prefix: 10.7.0.0/16, protocol: udp}]
     hops: [{vnf: forward, site: A}]
 )";
-  const std::string replay_yaml = R"(name: replay_e2e
-ports:
-  - {name: to_pod, driver: memif, memif_role: client, memif_socket: )" + dir + R"(/in.sock}
-  - {name: from_pod, driver: memif, memif_role: client, memif_socket: )" + dir + R"(/out.sock}
-generator:
-  port: to_pod
-  trace: {builtin: step, column: probe, unit: pkt/s, rows: 3, step_seconds: 1, before: 100000, after: 200000, step_row: 1}
-  scale: {slot_wall_seconds: 1}
+  const std::string replay_yaml = memif_replay_yaml("replay_e2e", dir, R"({builtin: step, column: probe, unit: pkt/s, rows: 3, step_seconds: 1, before: 100000, after: 200000, step_row: 1})", R"(  scale: {slot_wall_seconds: 1}
   chains: [{column: probe, dst_prefix: 10.7.0.0/16}]
-sink: {port: from_pod}
-)";
+)");
   PodRun pod = start_pod(dir, "replay_pod", pod_yaml, {"--stop-when-idle-ms", "3000"}, "0");
   ReplayRun replay = start_replay(dir, "replay_e2e", replay_yaml, "1");
   ASSERT_EQ(replay.process->wait(std::chrono::seconds(60)), 0) << replay.logs() << pod.logs();

@@ -112,22 +112,14 @@ TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPoli
   write_file(dir + "/plan.yaml", kStartingPlan);
   write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: online, params: {plan: " + dir +
                                                          "/plan.yaml, candidates: plan, utilisation: '0.75'}}"));
-  const std::string replay_yaml = R"(name: sp_replay
-ports:
-  - {name: to_pod, driver: memif, memif_role: client, memif_socket: )" + dir + R"(/in.sock}
-  - {name: from_pod, driver: memif, memif_role: client, memif_socket: )" + dir + R"(/out.sock}
-generator:
-  port: to_pod
-  trace: {csv: )" + dir + R"(/trace.csv}
-  scale: {slot_wall_seconds: 1}
+  const std::string replay_yaml = memif_replay_yaml("sp_replay", dir, "{csv: " + dir + "/trace.csv}", R"(  scale: {slot_wall_seconds: 1}
   packet_sizes: [{bytes: 128, weight: 1}]
   flows: 1024
   zipf_exponent: 0
   chains:
     - {column: video, dst_prefix: 10.1.0.0/16}
     - {column: calls, dst_prefix: 10.2.0.0/16}
-sink: {port: from_pod}
-)";
+)");
   // The scaler's 36 slots start some seconds after the replay's (it waits
   // for the control APIs; 3 to 16 s here), so the pods run until the scaler
   // is done and are then stopped; the idle stop is only a backstop.
@@ -186,7 +178,9 @@ sink: {port: from_pod}
 
   // The journal: online until the switch, threshold from the slot asked or the next.
   const auto entries = Journal::read(dir + "/journal.jsonl");
-  ASSERT_GE(entries.size(), 36u) << read_file(dir + "/scaler.out");
+  ASSERT_FALSE(entries.empty());
+  // Every slot: an entry measures one slot, or a span the scaler fell behind on.
+  EXPECT_GE(entries.back().slot() + entries.back().slots(), 36u) << read_file(dir + "/scaler.out");
   std::uint64_t first_threshold = 0;
   for (const auto& e : entries) {
     EXPECT_TRUE(e.error().empty()) << "slot " << e.slot() << ": " << e.error();
@@ -275,6 +269,80 @@ TEST(ScalerWithPods, APlanOnePodRefusesChangesNoPod) {
   }
   for (PodRun* pod : pods.all()) pod->process->signal(SIGINT);
   for (PodRun* pod : pods.all()) EXPECT_EQ(pod->wait(), 0) << pod->logs();
+}
+
+// A scaler that falls behind the slot clock (stopped here for three slots,
+// as a descheduled process or a pod slow to answer would hold it) rejoins
+// the clock: one journal entry measures the whole span, its rates are per
+// second of the span (the replay's rate, not several slots' packets over
+// one slot's seconds, which would inflate the next forecasts), and the
+// entries still cover every slot, each following the last.
+TEST(ScalerWithPods, AScalerThatFallsBehindRejoinsTheClockAndMeasuresItsRates) {
+  constexpr std::size_t kSteadySlots = 14;
+  constexpr double kVideoPps = 12000, kCallsPps = 6000;
+  const std::string dir = make_temp_dir("scaler_behind");
+  RateTrace steady;
+  steady.step_seconds = 1;
+  steady.unit = RateUnit::packets_per_s;
+  steady.columns = {"video", "calls"};
+  for (std::size_t slot = 0; slot < kSteadySlots; ++slot) {
+    steady.values.push_back(kVideoPps);
+    steady.values.push_back(kCallsPps);
+  }
+  write_file(dir + "/trace.csv", rate_trace_to_csv(steady));
+  write_file(dir + "/topology.yaml", three_sites(16));
+  write_file(dir + "/plan.yaml", kStartingPlan);
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, static_cast<int>(kSteadySlots), "{name: static, params: {plan: " + dir + "/plan.yaml}}"));
+  AbilenePods pods = start_abilene_pods(dir, "sb_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
+  ReplayRun replay = start_replay(dir, "sb_replay", memif_replay_yaml("sb_replay", dir, "{csv: " + dir + "/trace.csv}", R"(  scale: {slot_wall_seconds: 1}
+  packet_sizes: [{bytes: 128, weight: 1}]
+  flows: 256
+  chains:
+    - {column: video, dst_prefix: 10.1.0.0/16}
+    - {column: calls, dst_prefix: 10.2.0.0/16}
+)"),
+                                  "1", {"--quiet", "--lead-ms", "2000", "--start-file", dir + "/slot-clock"});
+  Subprocess scaler({std::getenv("NFV_SCALER"), "--config", dir + "/scaler.yaml", "--start-at-file", dir + "/slot-clock", "--quiet"},
+                    dir + "/scaler.out", dir + "/scaler.err");
+  // Wait for 4 journaled slots (the journal, not the control API: a poll
+  // that waits on the scaler would be held by what it measures).
+  std::size_t journaled = 0;
+  for (int waited = 0; waited < 1200 && journaled < 4; ++waited) {
+    const std::string journal = read_file(dir + "/journal.jsonl");
+    journaled = static_cast<std::size_t>(std::count(journal.begin(), journal.end(), '\n'));
+    if (journaled < 4) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(journaled, 4u) << "the scaler did not journal 4 slots in 60 s\n"
+                           << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  // Hold the scaler for a little over three slots of the clock.
+  const auto held = std::chrono::steady_clock::now();
+  scaler.signal(SIGSTOP);
+  while (std::chrono::steady_clock::now() - held < std::chrono::milliseconds(3300))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  scaler.signal(SIGCONT);
+  ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  ASSERT_EQ(replay.process->wait(std::chrono::seconds(60)), 0) << replay.logs();
+  for (PodRun* pod : pods.all()) pod->process->signal(SIGINT);
+  for (PodRun* pod : pods.all()) EXPECT_EQ(pod->wait(), 0) << pod->logs();
+
+  const auto entries = Journal::read(dir + "/journal.jsonl");
+  ASSERT_FALSE(entries.empty()) << read_file(dir + "/scaler.out");
+  std::uint64_t expected_slot = entries.front().slot(), longest = 0;
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.slot(), expected_slot) << "entries follow each other";
+    EXPECT_GE(e.slots(), 1u);
+    expected_slot = e.slot() + e.slots();
+    longest = std::max<std::uint64_t>(longest, e.slots());
+    // Slots with traffic all through (the last one may end the replay):
+    // the rate of the replay, however many slots the entry spans.
+    if (e.slot() >= 1 && expected_slot < kSteadySlots) {
+      EXPECT_NEAR(e.chains(0).arrival_pps(), kVideoPps, 0.05 * kVideoPps) << "slot " << e.slot() << " over " << e.slots();
+      EXPECT_NEAR(e.chains(1).arrival_pps(), kCallsPps, 0.05 * kCallsPps) << "slot " << e.slot() << " over " << e.slots();
+    }
+    if (e.slots() > 1) EXPECT_NE(e.reason().find("fell behind the slot clock"), std::string::npos) << e.reason();
+  }
+  EXPECT_GE(longest, 3u) << "the held scaler measured a span of slots as one\n" << read_file(dir + "/scaler.out");
+  EXPECT_EQ(expected_slot, kSteadySlots) << "the entries cover every slot";
 }
 
 }  // namespace

@@ -125,22 +125,14 @@ TEST(SimulatorAgainstPods, ServesTheSameTrafficPerSlotAndDropsInTheSameSlots) {
   write_file(dir + "/trace.csv", rate_trace_to_csv(day_of_abilene()));
 
   // --- The real run: replay -> NYCM -> CHIN -> KSCY -> sink ---------------
-  const std::string replay_yaml = R"(name: svp_replay
-ports:
-  - {name: to_pod, driver: memif, memif_role: client, memif_socket: )" + dir + R"(/in.sock}
-  - {name: from_pod, driver: memif, memif_role: client, memif_socket: )" + dir + R"(/out.sock}
-generator:
-  port: to_pod
-  trace: {csv: )" + dir + R"(/trace.csv}
-  scale: {slot_wall_seconds: 1, volume_scale: )" + std::to_string(kVolumeScale) + R"(}
+  const std::string replay_yaml = memif_replay_yaml("svp_replay", dir, "{csv: " + dir + "/trace.csv}", R"(  scale: {slot_wall_seconds: 1, volume_scale: )" + std::to_string(kVolumeScale) + R"(}
   packet_sizes: [{bytes: )" + std::to_string(static_cast<int>(kPacketBytes)) + R"(, weight: 1}]
   flows: 1024
   zipf_exponent: 0
   chains:
     - {column: video, dst_prefix: 10.1.0.0/16}
     - {column: calls, dst_prefix: 10.2.0.0/16}
-sink: {port: from_pod}
-)";
+)");
   const std::vector<std::string> stop{"--stop-when-idle-ms", "60000"};
   // Downstream first; the pods wait for their memif peers.
   AbilenePods pods = start_abilene_pods(dir, "svp_", plan_chains(), stop, kControlBase);

@@ -24,6 +24,7 @@ namespace {
 
 constexpr double kPodWaitSeconds = 30;
 constexpr double kBaselineLeadSeconds = 0.25;
+constexpr double kLateShare = 0.5;  // of a slot: later than this past a slot's end, rejoin the clock
 
 class PodsBackend final : public Backend {
  public:
@@ -72,7 +73,7 @@ class PodsBackend final : public Backend {
     // runs yet: they are read a little ahead, so that the reads do not take
     // a pod's core just as its traffic starts.
     sleep_until_unix(slot_start(slot_) - (slot_ == 0 ? kBaselineLeadSeconds : 0.0));
-    for (PodConnection& pod : pods_) pod.last = telemetry(pod);
+    for (PodConnection& pod : pods_) read(pod, slot_);
     sleep_until_unix(slot_start(slot_));
     Observation first;
     first.slot = slot_;
@@ -87,9 +88,17 @@ class PodsBackend final : public Backend {
       send(plan);
       in_force_ = plan;
     }
+    const std::size_t from = slot_;
     ++slot_;
+    // Fallen behind the clock (a slow decision, a pod slow to answer): the
+    // slot already ended long ago, so the scaler rejoins the clock at the
+    // next boundary and measures the whole span as one; its rates are per
+    // second of the span, never a span's packets over one slot's seconds.
+    const double now = unix_now();
+    if (now > slot_start(slot_) + kLateShare * slot_seconds_)
+      slot_ = static_cast<std::size_t>(std::ceil((now - start_unix_s_) / slot_seconds_));
     sleep_until_unix(slot_start(slot_));
-    report_ = measure();
+    report_ = measure(slot_ - from);
     report_.observation.slot = slot_;
     return report_;
   }
@@ -103,7 +112,8 @@ class PodsBackend final : public Backend {
     std::string name, address, token;
     std::unique_ptr<ControlClient> client;
     std::vector<std::size_t> sites;
-    stats::PodStats last;
+    stats::PodStats last;  // the counters the next slot is measured from,
+    double last_at = 0;    // and when they were read (unix s; not before the slot they start)
 
     control::Response call(const control::Request& request) {
       try {
@@ -122,6 +132,18 @@ class PodsBackend final : public Backend {
     const control::Response response = pod.call(request);
     if (!response.ok()) throw std::runtime_error("pod " + pod.name + ": telemetry: " + response.error());
     return response.telemetry();
+  }
+
+  // Reads a pod's counters at the start of `slot` into pod.last and gives
+  // the seconds since the previous read. A read ahead of the slot counts
+  // from the slot's start: no traffic runs before it.
+  double read(PodConnection& pod, std::size_t slot) {
+    const double asked = unix_now();
+    pod.last = telemetry(pod);
+    const double at = std::max((asked + unix_now()) / 2, slot_start(slot));
+    const double seconds = at - pod.last_at;
+    pod.last_at = at;
+    return seconds;
   }
 
   control::Request plan_request(const Plan& plan, const PodConnection& pod) const {
@@ -186,7 +208,8 @@ class PodsBackend final : public Backend {
     }
   }
 
-  SlotReport measure() {
+  // The span since the last reading (`slots` slots, usually one).
+  SlotReport measure(std::size_t slots) {
     const Topology& topology = model_->topology();
     const PoolIndex& pools = model_->pool_index();
     const std::size_t chains = model_->chains();
@@ -209,10 +232,14 @@ class PodsBackend final : public Backend {
     const auto delta = [](std::uint64_t now, std::uint64_t before) {
       return now >= before ? static_cast<double>(now - before) : 0.0;
     };
+    std::vector<double> link_mbps(topology.links.size(), 0.0);
     for (PodConnection& pod : pods_) {
-      const stats::PodStats now = telemetry(pod);
+      const stats::PodStats was = std::move(pod.last);
+      // Rates are per second of what the pod's counters covered.
+      const double seconds = std::max(read(pod, slot_), 1e-3);
+      const stats::PodStats& now = pod.last;
       std::map<std::string, const stats::ChainStats*> before_chain;
-      for (const auto& cs : pod.last.chains()) before_chain[cs.name()] = &cs;
+      for (const auto& cs : was.chains()) before_chain[cs.name()] = &cs;
       for (const auto& cs : now.chains()) {
         const auto it = chain_of.find(cs.name());
         if (it == chain_of.end()) continue;
@@ -221,7 +248,10 @@ class PodsBackend final : public Backend {
         const double in = delta(cs.in_packets(), was ? was->in_packets() : 0);
         const double out = delta(cs.out_packets(), was ? was->out_packets() : 0);
         ChainTraffic& t = o.chains[c];
-        if (std::find(pod.sites.begin(), pod.sites.end(), topology.chains[c].ingress) != pod.sites.end()) t.arrived += in;
+        if (std::find(pod.sites.begin(), pod.sites.end(), topology.chains[c].ingress) != pod.sites.end()) {
+          t.arrived += in;
+          o.arrival_pps[c] += in / seconds;
+        }
         if (std::find(pod.sites.begin(), pod.sites.end(), topology.chains[c].egress) != pod.sites.end()) {
           t.delivered += out;
           t.late += delta(cs.late_packets(), was ? was->late_packets() : 0);
@@ -236,7 +266,7 @@ class PodsBackend final : public Backend {
         }
       }
       std::map<std::string, const stats::HopStats*> before_hop;
-      for (const auto& hs : pod.last.hops()) before_hop[hs.chain() + "/" + std::to_string(hs.hop()) + "@" + hs.site()] = &hs;
+      for (const auto& hs : was.hops()) before_hop[hs.chain() + "/" + std::to_string(hs.hop()) + "@" + hs.site()] = &hs;
       for (const auto& hs : now.hops()) {
         const auto chain = chain_of.find(hs.chain());
         const auto site = topology.find_site(hs.site());
@@ -250,8 +280,8 @@ class PodsBackend final : public Backend {
         load.hop = hs.hop() - 1;
         load.site = static_cast<std::uint32_t>(*site);
         load.instances = static_cast<std::int32_t>(hs.active_instances());
-        load.served_pps = served / slot_seconds_;
-        load.offered_pps = (served + refused) / slot_seconds_;
+        load.served_pps = served / seconds;
+        load.offered_pps = (served + refused) / seconds;
         double backlog = 0;
         for (const auto& is : hs.instances()) backlog += static_cast<double>(is.queue_depth());
         load.backlog_packets = backlog;
@@ -260,19 +290,19 @@ class PodsBackend final : public Backend {
         seen[pool] = 1;
       }
       std::map<std::string, std::uint64_t> before_link;
-      for (const auto& ls : pod.last.links()) before_link[ls.name()] = ls.offered_bytes();
+      for (const auto& ls : was.links()) before_link[ls.name()] = ls.offered_bytes();
       for (const auto& ls : now.links()) {
         const auto from = topology.find_site(ls.from_site()), to = topology.find_site(ls.to_site());
         if (!from || !to) continue;
         if (const Link* link = topology.link_between(*from, *to)) {
           const std::size_t l = static_cast<std::size_t>(link - topology.links.data());
-          usage.bytes_per_link[l] += delta(ls.offered_bytes(), before_link.count(ls.name()) ? before_link[ls.name()] : 0);
+          const double bytes = delta(ls.offered_bytes(), before_link.count(ls.name()) ? before_link[ls.name()] : 0);
+          usage.bytes_per_link[l] += bytes;
+          link_mbps[l] += bytes * 8 / 1e6 / seconds;
         }
       }
-      pod.last = now;
     }
     for (std::size_t c = 0; c < chains; ++c) {
-      o.arrival_pps[c] = o.chains[c].arrived / slot_seconds_;
       usage.dropped_packets += o.chains[c].dropped;
       usage.late_packets += o.chains[c].late;
       o.chains[c].mean_latency_ms = mean_ms(slot_latency[c]);
@@ -281,16 +311,17 @@ class PodsBackend final : public Backend {
     for (std::size_t pool = 0; pool < pools.pools(); ++pool)
       if (seen[pool] && (loads[pool].instances > 0 || loads[pool].offered_pps > 0)) o.pools.push_back(loads[pool]);
     for (std::size_t l = 0; l < topology.links.size(); ++l) {
-      o.links[l].mbps = usage.bytes_per_link[l] * 8 / 1e6 / slot_seconds_;
+      o.links[l].mbps = link_mbps[l];
       o.links[l].utilisation = topology.links[l].bandwidth_mbps > 0 ? o.links[l].mbps / topology.links[l].bandwidth_mbps : 0;
     }
     // Instances and starts by the plans in force (the pods' counts follow them).
     std::vector<std::int32_t> before(pools.pools(), 0);
     for (const PoolPlan& p : previous_.pools) before[pools(p.chain, p.hop, p.site)] = p.instances;
     for (const PoolPlan& p : in_force_.pools) {
-      usage.instances_per_site[p.site] += p.instances;
+      usage.instances_per_site[p.site] += static_cast<double>(p.instances * slots);  // instance-slots
       usage.started_per_site[p.site] += std::max(0, p.instances - before[pools(p.chain, p.hop, p.site)]);
     }
+    report.slots = slots;
     report.cost = model_->cost_model().slot_cost(usage);
     report.usage = std::move(usage);
     return report;

@@ -74,6 +74,7 @@ ScalerService::ScalerService(ScalerSetup setup) : setup_(std::move(setup)) {
       slot.slot = entry.slot();
       slot.plan = to_plan(entry.plan());
       slot.applied = entry.applied();
+      slot.slots = std::max<std::uint64_t>(entry.slots(), 1);  // journals from before the field: 0
       for (const auto& chain : entry.chains()) slot.arrival_pps.push_back(chain.arrival_pps());
       past.push_back(std::move(slot));
     }
@@ -150,6 +151,7 @@ scaler::JournalEntry ScalerService::journal_entry(const SlotRecord& r) const {
   entry.set_error(r.error);
   entry.set_decision_ms(r.decision_ms);
   entry.set_forecast_ms(r.forecast_ms);
+  entry.set_slots(r.report.slots);
   entry.set_policy_state(loop_->policy().state());
   entry.set_instances(static_cast<std::uint64_t>(std::max<std::int64_t>(0, r.plan.total_instances())));
   return entry;

@@ -23,6 +23,14 @@ std::string ReplayRun::logs() const {
          read_file(dir + "/" + name + ".err");
 }
 
+std::string memif_replay_yaml(const std::string& name, const std::string& dir, const std::string& trace,
+                              const std::string& generator_rest) {
+  return "name: " + name + "\nports:\n" +
+         "  - {name: to_pod, driver: memif, memif_role: client, memif_socket: " + dir + "/in.sock}\n" +
+         "  - {name: from_pod, driver: memif, memif_role: client, memif_socket: " + dir + "/out.sock}\n" +
+         "generator:\n  port: to_pod\n  trace: " + trace + "\n" + generator_rest + "sink: {port: from_pod}\n";
+}
+
 ReplayRun start_replay(const std::string& dir, const std::string& name, const std::string& yaml, const std::string& lcores,
                        const std::vector<std::string>& options) {
   write_file(dir + "/" + name + ".yaml", yaml);

@@ -25,6 +25,13 @@ struct ReplayRun {
 ReplayRun start_replay(const std::string& dir, const std::string& name, const std::string& yaml, const std::string& lcores,
                        const std::vector<std::string>& options = {});
 
+// A replay config whose generator sends into dir/in.sock and whose sink
+// reads dir/out.sock (both memif clients of a pod): its name, the trace
+// (a flow mapping, e.g. "{csv: t.csv}") and the generator's other fields
+// and the rest (YAML lines, indented for inside `generator:`) given.
+std::string memif_replay_yaml(const std::string& name, const std::string& dir, const std::string& trace,
+                              const std::string& generator_rest);
+
 // One CSV row, by column name.
 using CsvRow = std::map<std::string, std::string>;
 // A header line, then rows; lines starting with '#' are skipped.

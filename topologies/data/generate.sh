@@ -31,3 +31,8 @@ import_with_defaults "$src/b4/b4_nodes.csv" \
 import_with_defaults "$src/sndlib/abilene.xml" --name demo3 --sites NYCMng,CHINng,KSCYng \
   --chain video:NYCMng:KSCYng:counter+forward+counter:50 \
   --chain calls:NYCMng:KSCYng:counter+counter:50 > "$out/demo3.yaml"
+# AT&T's MPLS backbone (25 PoPs): the size at which the online policy's
+# decision time is measured (bench/policy_costs with a gravity trace from
+# nfv-trace).
+import_with_defaults "$src/zoo/AttMpls.graphml" --name attmpls \
+  --chain video:NY54:LA03:counter+forward+counter:60 > "$out/attmpls.yaml"
