@@ -207,22 +207,32 @@ RnnConfig resolved_rnn_config(RnnConfig config, double step_seconds) {
   return config;
 }
 
-RnnTrainSettings resolved_train_settings(RnnTrainSettings s, const RnnConfig& config, std::size_t rows,
+RnnTrainSettings resolved_train_settings(const RnnTrainSettings& settings_in, const RnnConfig& config, std::size_t rows,
                                          const std::string& what) {
+  RnnTrainSettings s = settings_in;
   const std::size_t period = config.period_slots, horizon = config.horizon;
   if (!s.burn_in_slots) s.burn_in_slots = std::max<std::size_t>(1, period / 6);
   if (!s.sequence_slots) s.sequence_slots = std::max(*s.burn_in_slots + 1, 2 * period / 3);
-  if (!s.validation_slots) s.validation_slots = std::min(2 * period, std::max(horizon + 1, rows / 4));
+  const auto validation_for = [&](std::size_t r) { return std::min(2 * period, std::max(horizon + 1, r / 4)); };
+  if (!s.validation_slots) s.validation_slots = validation_for(rows);
   if (*s.sequence_slots == 0 || *s.burn_in_slots >= *s.sequence_slots)
     throw std::invalid_argument("rnn: the burn-in (" + std::to_string(*s.burn_in_slots) +
                                 " slots) must be shorter than the sequence (" + std::to_string(*s.sequence_slots) + ")");
-  const std::size_t needed = *s.validation_slots + period + *s.burn_in_slots + horizon + 2;
+  // Rows beside the validation's; where the validation follows the rows
+  // (a quarter of them), the minimum is the least count that leaves room for
+  // its own validation.
+  const std::size_t rest = period + *s.burn_in_slots + horizon + 2;
+  std::size_t needed = *s.validation_slots + rest;
+  if (!settings_in.validation_slots) {
+    needed = rest + horizon + 1;
+    while (needed < validation_for(needed) + rest) ++needed;
+  }
   if (rows < needed)
     throw std::invalid_argument("rnn: " + what + " has " + std::to_string(rows) + " rows; training needs at least " +
                                 std::to_string(needed) + ": a day of " + std::to_string(period) +
                                 " slots for the daily lags, a burn-in of " + std::to_string(*s.burn_in_slots) +
                                 ", a horizon of " + std::to_string(horizon) + ", " +
-                                std::to_string(*s.validation_slots) +
+                                std::to_string(needed - rest) +
                                 " validation rows and one to learn from (a longer trace, or fewer validation rows, a "
                                 "shorter burn-in or horizon)");
   return s;

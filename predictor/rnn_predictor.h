@@ -96,7 +96,7 @@ struct FineTuneSettings {
 // settings' windows for `rows` rows of it. Throws std::invalid_argument
 // naming the minimum rows when `rows` are too few to train on.
 RnnConfig resolved_rnn_config(RnnConfig config, double step_seconds);
-RnnTrainSettings resolved_train_settings(RnnTrainSettings settings, const RnnConfig& config, std::size_t rows,
+RnnTrainSettings resolved_train_settings(const RnnTrainSettings& settings, const RnnConfig& config, std::size_t rows,
                                          const std::string& what);
 
 class RnnNetwork;   // the LibTorch model (private)

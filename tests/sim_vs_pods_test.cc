@@ -264,7 +264,9 @@ TEST(SimulatorAgainstPods, ServesTheSameTrafficPerSlotAndDropsInTheSameSlots) {
   // queue (25.6 ms behind it, over the 30 ms SLA) and slots without one.
   EXPECT_GE(mostly_late, 6) << latency;
   EXPECT_GE(in_time, 6) << latency;
-  EXPECT_LE(held_back_slots.size(), 1u) << "the host held the generator back in " << held_back_slots.size()
+  // A busy host holds the generator back in some slots (they are left out
+  // above); past a third of them there is too little left to compare.
+  EXPECT_LE(held_back_slots.size(), kSlots / 3) << "the host held the generator back in " << held_back_slots.size()
                                         << " slots: too busy to compare\n" << table;
   // The trace and plan were chosen so that both cases happen.
   EXPECT_GE(both_drop, 6) << table;
