@@ -170,9 +170,8 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
   bool site_rows = false;
   std::string solver;
   double objective = 0;
-  bool fast_failed = one_hop_ && fast_skip_ > 0;
-  std::string fallback;  // why the slot went to Ipopt
-  if (fast_failed) {
+  std::string fallback;  // why the slot went to Ipopt (then so do its tighter re-solves)
+  if (one_hop_ && fast_skip_ > 0) {
     fallback = "chain by chain sits this slot out (its site prices did not settle lately), so ";
     --fast_skip_;
   }
@@ -180,14 +179,13 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
     solver = fallback;
     const SlotProblem problem(m, problem_settings);
     std::optional<OneHopSolution> fast;
-    if (one_hop_ && !fast_failed) {
+    if (one_hop_ && fallback.empty()) {
       // Every chain has one hop: chain by chain, site capacity priced.
       fast = solve_one_hop(one_hop_problem(problem, arrival), site_prices_);
       site_prices_ = fast->site_price;
       if (!fast->within_capacity) {
         // The site prices did not settle: this solve goes to Ipopt, whole.
         solver = fallback = "chain by chain did not settle in " + std::to_string(fast->sweeps) + " sweeps of site prices, so ";
-        fast_failed = true;  // nor would it for the tighter re-solves of this slot
         fast_skip_ = fast_backoff_ = std::min(16, std::max(1, 2 * fast_backoff_));
         site_prices_.clear();
         site_rows = true;

@@ -43,12 +43,12 @@ void SlotLoop::switch_policy(std::unique_ptr<Policy> policy, std::string why) {
 void SlotLoop::resume(const std::vector<PastSlot>& past, const CostBreakdown& cost_so_far) {
   for (const PastSlot& slot : past) {
     if (backend_->reruns_history()) observation_ = backend_->run_slot(slot.plan, slot.applied).observation;
-    forecaster_->observe(slot.arrival_pps, slot.slot + std::max<std::size_t>(slot.slots, 1) - 1);
+    forecaster_->observe(slot.arrival_pps, slot.slot + slot.slots - 1);
     if (slot.applied) last_good_ = slot.plan;
   }
   if (!past.empty()) {
     // Pods: the slot clock may have run on while the scaler was away.
-    const std::size_t after = past.back().slot + std::max<std::size_t>(past.back().slots, 1);
+    const std::size_t after = past.back().slot + past.back().slots;
     observation_.slot = backend_->reruns_history() ? after : std::max(observation_.slot, after);
     observation_.plan = last_good_;
     if (!backend_->reruns_history()) {
@@ -132,7 +132,7 @@ const SlotRecord& SlotLoop::run_slot() {
   }
   if (r.applied) last_good_ = r.plan;
   cost_so_far_ += r.report.cost;
-  const std::size_t slots = std::max<std::size_t>(r.report.slots, 1);
+  const std::size_t slots = r.report.slots;
   if (slots > 1)
     add(r.reason, "the backend fell behind the slot clock: slots " + std::to_string(r.slot) + ".." +
                       std::to_string(r.slot + slots - 1) + " measured as one");
