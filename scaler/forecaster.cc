@@ -14,8 +14,13 @@ ForecastSpec parse_forecast_spec(const std::string& text) {
   spec.model = text.substr(0, colon);
   if (spec.model.empty()) throw std::invalid_argument("--forecast: expected MODEL or MODEL:key=value,..., got '" + text + "'");
   if (colon != std::string::npos) {
+    // A piece without '=' continues the value before it: ewma:alpha=0.3,0.5 is one alpha per chain.
+    std::vector<std::string> pairs;
     std::stringstream in(text.substr(colon + 1));
-    for (std::string pair; std::getline(in, pair, ',');) add_named_param("--forecast " + spec.model, pair, spec.params);
+    for (std::string piece; std::getline(in, piece, ',');)
+      if (piece.find('=') == std::string::npos && !pairs.empty()) pairs.back() += "," + piece;
+      else pairs.push_back(piece);
+    for (const std::string& pair : pairs) add_named_param("--forecast " + spec.model, pair, spec.params);
   }
   return spec;
 }

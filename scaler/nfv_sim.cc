@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -35,6 +36,8 @@ the policy:
                          oracle, or a predictor with its parameters, e.g.
                          ewma:alpha=0.3, rnn:checkpoint=gru.pt
   --horizon N            slots of forecast the policy gets (default 1)
+  --warm-up N            train slots the forecaster learns before the first
+                         test slot (default a week of them; 0 = none)
   --list                 list the policies and forecast models, then exit
 
 output:
@@ -54,6 +57,7 @@ struct Options {
   nfv::PolicyParams params;
   nfv::ForecastSpec forecast;
   std::size_t horizon = 1;
+  std::optional<std::size_t> warm_up;
   std::string csv;
   std::string chain_csv;
   bool quiet = false;
@@ -94,6 +98,7 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--param") nfv::add_named_param(option, value, o.params);
     else if (option == "--forecast") o.forecast = nfv::parse_forecast_spec(value);
     else if (option == "--horizon") o.horizon = nfv::option_count(option, value);
+    else if (option == "--warm-up") o.warm_up = nfv::option_count(option, value);
     else if (option == "--csv") o.csv = value;
     else if (option == "--chain-csv") o.chain_csv = value;
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
@@ -138,7 +143,13 @@ int run(const Options& o) {
   std::printf("%s", scenario.describe().c_str());
   std::printf("policy    %s", policy->name().c_str());
   for (const auto& [key, value] : o.params) std::printf(" %s=%s", key.c_str(), value.c_str());
-  std::printf("\nforecast  %s, %zu slot(s) ahead\n", nfv::forecast_spec_text(o.forecast).c_str(), o.horizon);
+  std::printf("\nforecast  %s, %zu slot(s) ahead", nfv::forecast_spec_text(o.forecast).c_str(), o.horizon);
+  // The forecaster first learns the train rows' last week (or --warm-up slots), as it would have lived through them.
+  const auto history = scenario.train->slots() > 0 ? scenario.train : nullptr;
+  const std::size_t warm_up =
+      history ? std::min(history->slots(), o.warm_up.value_or(7 * nfv::daily_period_slots(arrivals->mapping.step_seconds))) : 0;
+  if (warm_up > 0) std::printf(", warmed up on the last %zu train slots", warm_up);
+  std::printf("\n");
 
   std::ofstream csv;
   if (!o.csv.empty()) {
@@ -186,7 +197,7 @@ int run(const Options& o) {
                    percent(total.dropped, total.arrived).c_str());
   };
   const nfv::EpisodeSummary summary =
-      nfv::simulate(model, arrivals, std::move(policy), start, o.forecast, o.horizon, on_slot);
+      nfv::simulate(model, arrivals, std::move(policy), start, o.forecast, o.horizon, on_slot, history, warm_up);
   if (!o.quiet) std::fprintf(stderr, "\n");
   print_summary(summary, model->settings().sla);
   if (csv.is_open()) std::printf("per-slot figures: %s\n", o.csv.c_str());

@@ -88,6 +88,11 @@ TEST(Forecaster, PersistenceOracleAndPredictorsByNameThroughTheTraceMapping) {
   EXPECT_EQ(parsed.model, "holt_winters");
   EXPECT_EQ(parsed.params.at("season"), "96");
   EXPECT_EQ(forecast_spec_text(parsed), "holt_winters:alpha=0.3,season=96");
+  // One alpha per chain: the pieces without '=' belong to the value before them.
+  const ForecastSpec per_chain = parse_forecast_spec("ewma:alpha=0.3,0.5,0.7,season=4");
+  EXPECT_EQ(per_chain.params.at("alpha"), "0.3,0.5,0.7");
+  EXPECT_EQ(per_chain.params.at("season"), "4");
+  EXPECT_THROW(parse_forecast_spec("ewma:0.3"), std::invalid_argument);
 }
 
 TEST(SlotLoop, KeepsThePlanInForceUntilASlotIsMeasuredThenLetsThePolicyDecide) {
@@ -110,18 +115,19 @@ TEST(SlotLoop, KeepsThePlanInForceUntilASlotIsMeasuredThenLetsThePolicyDecide) {
 
 // The scaler service (simulator backend) and nfv-sim's simulate() run the
 // same loop: the same policy and forecast over the same trace give the same
-// plans and costs, slot by slot.
+// plans and costs, slot by slot; both warm the forecaster up on the rows
+// before the first one run.
 TEST(SlotLoop, TheScalerServiceAndTheSimulatorToolRunTheSameLoop) {
   char pattern[] = "/tmp/nfv-loop-test-XXXXXX";
   const std::string dir = mkdtemp(pattern);
   const Topology demo = load_topology_yaml(source_path("topologies/data/demo3.yaml"));
   std::string trace = "# units: pkt/s\n# step_seconds: 300\nslot,video,calls\n";
-  for (int t = 0; t < 30; ++t)
+  for (int t = 0; t < 40; ++t)
     trace += std::to_string(t) + "," + std::to_string(static_cast<int>(1.2e6 + 0.9e6 * std::sin(t / 4.0))) + "," +
              std::to_string(static_cast<int>(6e5 + 4e5 * std::cos(t / 5.0))) + "\n";
   std::ofstream(dir + "/trace.csv") << trace;
   std::ofstream(dir + "/scaler.yaml") << "name: same\ntopology: " << source_path("topologies/data/demo3.yaml")
-                                      << "\nbackend: sim\ntrace: {csv: " << dir << "/trace.csv}\n"
+                                      << "\nbackend: sim\ntrace: {csv: " << dir << "/trace.csv, first_row: 10}\n"
                                       << "policy: {name: online, params: {window: '3'}}\nforecast: {model: ewma, ewma_alpha: 0.4}\n"
                                       << "journal: " << dir << "/journal.jsonl\n";
   {
@@ -136,11 +142,15 @@ TEST(SlotLoop, TheScalerServiceAndTheSimulatorToolRunTheSameLoop) {
   SimSettings settings;
   settings.scale.trace_step_seconds = 300;
   auto model = std::make_shared<const SystemModel>(demo, settings);
-  auto arrivals = std::make_shared<const ArrivalSchedule>(arrivals_for_chains(file.blocks[0], demo, settings.scale));
+  auto arrivals =
+      std::make_shared<const ArrivalSchedule>(arrivals_for_chains(file.blocks[0].slice(10, 30), demo, settings.scale));
+  auto history = std::make_shared<const ArrivalSchedule>(arrivals_for_chains(file.blocks[0].slice(0, 10), demo, settings.scale));
   std::vector<SlotRecord> records;
   simulate(model, arrivals, make_policy("online", {{"window", "3"}}, model), starting_plan({}, demo),
-           ForecastSpec{"ewma", {{"alpha", "0.4"}}}, 1, [&](const SlotRecord& r) { records.push_back(r); });
+           ForecastSpec{"ewma", {{"alpha", "0.4"}}}, 1, [&](const SlotRecord& r) { records.push_back(r); }, history, 10);
   ASSERT_EQ(records.size(), 30u);
+  // Warmed up: slot 0 already has a forecast, the EWMA of rows 0..9.
+  EXPECT_GT(journal[0].chains(0).forecast_pps(), 1e5);
   for (std::size_t t = 0; t < 30; ++t) {
     EXPECT_NEAR(journal[t].cost().total(), records[t].report.cost.total(), 1e-9 * (1 + records[t].report.cost.total()))
         << "slot " << t;

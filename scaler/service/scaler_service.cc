@@ -61,6 +61,8 @@ ScalerService::ScalerService(ScalerSetup setup) : setup_(std::move(setup)) {
   settings.horizon = config.horizon();
   settings.limits = setup_.limits;
   settings.shadow = config.shadow();
+  settings.history = setup_.history;
+  settings.history_slots = setup_.history ? setup_.history->slots() : 0;
   loop_ = std::make_unique<SlotLoop>(setup_.model, std::move(backend), std::move(forecaster),
                                      make_policy(choice_.name(), params_of(choice_), PolicyContext(setup_.model, setup_.mapping)), start, settings);
   loop_->start();

@@ -24,8 +24,13 @@ std::optional<RateUnit> trace_unit(const std::string& text, const YamlSource& so
   }
 }
 
-// The trace's rows for the run: a block, a window, every Nth row.
-RateTrace trace_rows(const scaler::TraceSource& t, const YamlSource& source) {
+struct TraceRows {
+  RateTrace run;      // the rows run: a block, a window, every Nth row
+  RateTrace history;  // up to `warm_up` of those Nth rows just before the window
+};
+
+// `warm_up`: none = a week of rows.
+TraceRows trace_rows(const scaler::TraceSource& t, std::optional<std::size_t> warm_up, const YamlSource& source) {
   const RateTraceFile file = t.abilene() ? load_abilene_traffic(shared_data_path("traffic/abilene/abilene_tm_5min_mbps.csv"))
                                          : read_rate_trace_csv(t.csv(), trace_unit(t.unit(), source));
   if (t.block() >= file.blocks.size())
@@ -34,8 +39,14 @@ RateTrace trace_rows(const scaler::TraceSource& t, const YamlSource& source) {
   const RateTrace& block = file.blocks[t.block()];
   if (t.first_row() >= block.rows())
     throw std::runtime_error(source.locate("trace.first_row", "a row of the block, which has " + std::to_string(block.rows())));
-  RateTrace out = block.slice(t.first_row(), block.rows() - t.first_row()).every(t.row_stride());
-  if (t.rows() > 0 && t.rows() < out.rows()) out = out.slice(0, t.rows());
+  const std::size_t stride = std::max<std::size_t>(t.row_stride(), 1);
+  TraceRows out;
+  out.run = block.slice(t.first_row(), block.rows() - t.first_row()).every(stride);
+  if (t.rows() > 0 && t.rows() < out.run.rows()) out.run = out.run.slice(0, t.rows());
+  // The history keeps the run's stride, so its last row is the step before slot 0.
+  const std::size_t rows =
+      std::min<std::size_t>(warm_up.value_or(7 * daily_period_slots(out.run.step_seconds)), t.first_row() / stride);
+  out.history = block.slice(t.first_row() - rows * stride, rows * stride).every(stride);
   return out;
 }
 
@@ -113,7 +124,10 @@ ScalerSetup build(ScalerSetup setup) {
   if (c.backend() != scaler::BACKEND_PODS && !has_trace)
     throw std::runtime_error(source.locate("trace", "a trace (csv or abilene) for the simulator backend"));
   if (has_trace) {
-    const RateTrace trace = trace_rows(c.trace(), source);
+    const TraceRows rows = trace_rows(
+        c.trace(), c.forecast().has_warm_up_slots() ? std::optional<std::size_t>(c.forecast().warm_up_slots()) : std::nullopt,
+        source);
+    const RateTrace& trace = rows.run;
     if (all_od_pairs(trace)) topology.chains = chains_for_od_pairs(trace, topology, option_list(c.vnfs()), c.sla_ms());
     settings.scale.trace_step_seconds = trace.step_seconds;
     setup.model = std::make_shared<const SystemModel>(topology, settings);
@@ -121,6 +135,10 @@ ScalerSetup build(ScalerSetup setup) {
     setup.notes.push_back("mapping " + arrivals->description);
     setup.mapping = arrivals->mapping;
     setup.arrivals = std::move(arrivals);
+    if (rows.history.rows() > 0) {
+      setup.history = std::make_shared<const ArrivalSchedule>(arrivals_for_chains(rows.history, topology, settings.scale));
+      setup.notes.push_back("forecast warm-up on the " + std::to_string(rows.history.rows()) + " trace rows before the first");
+    }
   } else {
     // No trace: a slot is what the config says in trace time, counted from
     // the slot clock's start on the wall clock.

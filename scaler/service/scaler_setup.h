@@ -22,7 +22,8 @@ struct ScalerSetup {
   scaler::ScalerConfig config;
   YamlSource source;
   std::shared_ptr<const SystemModel> model;
-  std::shared_ptr<const ArrivalSchedule> arrivals;  // the trace's, simulator backend only
+  std::shared_ptr<const ArrivalSchedule> arrivals;  // the trace's rows run
+  std::shared_ptr<const ArrivalSchedule> history;   // the trace's rows just before them, for the forecaster's warm-up
   std::vector<std::string> notes;                   // calibration overrides, the mapping: for the header
   SiteLimits limits;                                // per site; max 0 = the site's capacity
   TraceMapping mapping;                             // slots and packets/s onto the trace (or the wall clock)
