@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     const auto& model = scenario.model;
     const auto& arrivals = scenario.test;
     const nfv::Topology& topology = model->topology();
-    const std::size_t week = 7 * nfv::daily_period_slots(arrivals->mapping.step_seconds);
+    const std::size_t week = nfv::default_warm_up_slots(arrivals->mapping.step_seconds);
     const auto history = scenario.train->slots() > 0 ? scenario.train : nullptr;
     std::printf("policy_costs\n%s", scenario.describe().c_str());
     const nfv::Plan start = nfv::place_chains(topology, 1, nfv::Placement::ingress);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "predictor.h"
+#include "rate_trace.h"
 
 namespace nfv {
 
@@ -138,5 +139,7 @@ std::vector<std::pair<std::string, std::string>> forecast_models() {
   for (const auto& [name, description] : predictor_names()) out.emplace_back(name, description);
   return out;
 }
+
+std::size_t default_warm_up_slots(double step_seconds) { return 7 * daily_period_slots(step_seconds); }
 
 }  // namespace nfv

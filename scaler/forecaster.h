@@ -72,6 +72,9 @@ class Forecaster {
   bool observed_ = false;
 };
 
+// The history a forecaster learns before the first slot by default: a week of trace steps.
+std::size_t default_warm_up_slots(double step_seconds);
+
 // persistence, oracle and every registered predictor, with a description.
 std::vector<std::pair<std::string, std::string>> forecast_models();
 

@@ -147,7 +147,7 @@ int run(const Options& o) {
   // The forecaster first learns the train rows' last week (or --warm-up slots), as it would have lived through them.
   const auto history = scenario.train->slots() > 0 ? scenario.train : nullptr;
   const std::size_t warm_up =
-      history ? std::min(history->slots(), o.warm_up.value_or(7 * nfv::daily_period_slots(arrivals->mapping.step_seconds))) : 0;
+      history ? std::min(history->slots(), o.warm_up.value_or(nfv::default_warm_up_slots(arrivals->mapping.step_seconds))) : 0;
   if (warm_up > 0) std::printf(", warmed up on the last %zu train slots", warm_up);
   std::printf("\n");
 

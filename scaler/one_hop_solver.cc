@@ -241,7 +241,10 @@ OneHopSolution solve_one_hop(const OneHopProblem& problem, const std::vector<dou
         }
       }
     }
-    if (!changed) break;
+    if (!changed) {
+      out.settled = true;
+      break;
+    }
   }
   out.within_capacity = true;
   for (std::size_t s = 0; s < sites; ++s)

@@ -1,4 +1,4 @@
-// The online policy's slot: regularized relaxation (Ipopt), online rounding
+// The online policy's slot: regularized relaxation (chain by chain or Ipopt), online rounding
 // with hysteresis, re-solving with tighter sites when rounding overflows one.
 #include "online_policy.h"
 
@@ -183,7 +183,7 @@ Plan OnlinePolicy::decide(const Observation& observation, const Forecast& foreca
       // Every chain has one hop: chain by chain, site capacity priced.
       fast = solve_one_hop(one_hop_problem(problem, arrival), site_prices_);
       site_prices_ = fast->site_price;
-      if (!fast->within_capacity) {
+      if (!fast->settled || !fast->within_capacity) {
         // The site prices did not settle: this solve goes to Ipopt, whole.
         solver = fallback = "chain by chain did not settle in " + std::to_string(fast->sweeps) + " sweeps of site prices, so ";
         fast_skip_ = fast_backoff_ = std::min(16, std::max(1, 2 * fast_backoff_));
@@ -317,7 +317,7 @@ namespace {
 
 const PolicyRegistration kOnline{
     "online",
-    "regularization plus online rounding (Ipopt): epsilon (0.1), eta (0 = ln(1 + K/epsilon)), utilisation (0.9), "
+    "regularization plus online rounding (chain by chain or Ipopt): epsilon (0.1), eta (0 = ln(1 + K/epsilon)), utilisation (0.9), "
     "min_per_hop (1), keep (1), candidates=path|sla|plan (path), serve_weight (10), window (5 slots), "
     "solver=auto|ipopt (auto: chain by chain when every chain has one hop)",
     with_placement({"epsilon", "eta", "utilisation", "min_per_hop", "keep", "candidates", "serve_weight", "window", "solver"}),

@@ -43,7 +43,7 @@ void SlotLoop::switch_policy(std::unique_ptr<Policy> policy, std::string why) {
 void SlotLoop::resume(const std::vector<PastSlot>& past, const CostBreakdown& cost_so_far) {
   for (const PastSlot& slot : past) {
     if (backend_->reruns_history()) observation_ = backend_->run_slot(slot.plan, slot.applied).observation;
-    forecaster_->observe(slot.arrival_pps, slot.slot + slot.slots - 1);
+    for (std::size_t s = slot.slot; s < slot.slot + slot.slots; ++s) forecaster_->observe(slot.arrival_pps, s);
     if (slot.applied) last_good_ = slot.plan;
   }
   if (!past.empty()) {
@@ -136,8 +136,9 @@ const SlotRecord& SlotLoop::run_slot() {
   if (slots > 1)
     add(r.reason, "the backend fell behind the slot clock: slots " + std::to_string(r.slot) + ".." +
                       std::to_string(r.slot + slots - 1) + " measured as one");
-  // A catch-up span's mean rate stands for its last slot, the one the next forecast follows.
-  forecaster_->observe(r.report.observation.arrival_pps, r.slot + slots - 1);
+  // A catch-up span's mean rate stands for every slot it covered: the
+  // seasonal predictors count observations, so one per slot keeps their phase.
+  for (std::size_t s = r.slot; s < r.slot + slots; ++s) forecaster_->observe(r.report.observation.arrival_pps, s);
   observation_ = r.report.observation;
   observation_.slot = r.slot + slots;
   return r;

@@ -342,7 +342,8 @@ TEST(ScalerWithPods, AScalerThatFallsBehindRejoinsTheClockAndMeasuresItsRates) {
     if (e.slots() > 1) EXPECT_NE(e.reason().find("fell behind the slot clock"), std::string::npos) << e.reason();
   }
   EXPECT_GE(longest, 3u) << "the held scaler measured a span of slots as one\n" << read_file(dir + "/scaler.out");
-  EXPECT_EQ(expected_slot, kSteadySlots) << "the entries cover every slot";
+  // A scaler late near the end may run a span past the last slot asked for.
+  EXPECT_GE(expected_slot, kSteadySlots) << "the entries cover every slot";
 }
 
 }  // namespace

@@ -234,12 +234,13 @@ class PodsBackend final : public Backend {
     };
     std::vector<double> link_mbps(topology.links.size(), 0.0);
     for (PodConnection& pod : pods_) {
-      const stats::PodStats was = std::move(pod.last);
+      // A copy: a telemetry read that throws leaves pod.last (the next slot's base) as it was.
+      const stats::PodStats before = pod.last;
       // Rates are per second of what the pod's counters covered.
       const double seconds = std::max(read(pod, slot_), 1e-3);
       const stats::PodStats& now = pod.last;
       std::map<std::string, const stats::ChainStats*> before_chain;
-      for (const auto& cs : was.chains()) before_chain[cs.name()] = &cs;
+      for (const auto& cs : before.chains()) before_chain[cs.name()] = &cs;
       for (const auto& cs : now.chains()) {
         const auto it = chain_of.find(cs.name());
         if (it == chain_of.end()) continue;
@@ -266,7 +267,7 @@ class PodsBackend final : public Backend {
         }
       }
       std::map<std::string, const stats::HopStats*> before_hop;
-      for (const auto& hs : was.hops()) before_hop[hs.chain() + "/" + std::to_string(hs.hop()) + "@" + hs.site()] = &hs;
+      for (const auto& hs : before.hops()) before_hop[hs.chain() + "/" + std::to_string(hs.hop()) + "@" + hs.site()] = &hs;
       for (const auto& hs : now.hops()) {
         const auto chain = chain_of.find(hs.chain());
         const auto site = topology.find_site(hs.site());
@@ -290,7 +291,7 @@ class PodsBackend final : public Backend {
         seen[pool] = 1;
       }
       std::map<std::string, std::uint64_t> before_link;
-      for (const auto& ls : was.links()) before_link[ls.name()] = ls.offered_bytes();
+      for (const auto& ls : before.links()) before_link[ls.name()] = ls.offered_bytes();
       for (const auto& ls : now.links()) {
         const auto from = topology.find_site(ls.from_site()), to = topology.find_site(ls.to_site());
         if (!from || !to) continue;

@@ -45,7 +45,7 @@ TraceRows trace_rows(const scaler::TraceSource& t, std::optional<std::size_t> wa
   if (t.rows() > 0 && t.rows() < out.run.rows()) out.run = out.run.slice(0, t.rows());
   // The history keeps the run's stride, so its last row is the step before slot 0.
   const std::size_t rows =
-      std::min<std::size_t>(warm_up.value_or(7 * daily_period_slots(out.run.step_seconds)), t.first_row() / stride);
+      std::min<std::size_t>(warm_up.value_or(default_warm_up_slots(out.run.step_seconds)), t.first_row() / stride);
   out.history = block.slice(t.first_row() - rows * stride, rows * stride).every(stride);
   return out;
 }
@@ -136,7 +136,11 @@ ScalerSetup build(ScalerSetup setup) {
     setup.mapping = arrivals->mapping;
     setup.arrivals = std::move(arrivals);
     if (rows.history.rows() > 0) {
-      setup.history = std::make_shared<const ArrivalSchedule>(arrivals_for_chains(rows.history, topology, settings.scale));
+      auto history = std::make_shared<ArrivalSchedule>(arrivals_for_chains(rows.history, topology, settings.scale));
+      // Just before the run in trace time, also for a trace without timestamps (both would start at 0).
+      history->mapping.start_unix_s =
+          setup.mapping.start_unix_s - static_cast<double>(history->slots()) * setup.mapping.step_seconds;
+      setup.history = std::move(history);
       setup.notes.push_back("forecast warm-up on the " + std::to_string(rows.history.rows()) + " trace rows before the first");
     }
   } else {
