@@ -52,8 +52,11 @@ std::string render_html_report(const std::vector<scaler::JournalEntry>& entries,
   std::vector<double> decisions;
   std::string events;
   std::string last_policy;
+  std::uint64_t slots_covered = 0;
   for (const auto& e : entries) {
     const double x = static_cast<double>(e.slot());
+    const std::uint64_t span = std::max<std::uint64_t>(e.slots(), 1);  // a scaler behind the clock measured several as one
+    slots_covered += span;
     slots.push_back(x);
     double slot_dropped = 0;
     for (const auto& c : e.chains()) {
@@ -84,7 +87,7 @@ std::string render_html_report(const std::vector<scaler::JournalEntry>& entries,
       s.name = site;
       s.x.push_back(x);
       s.y.push_back(per_site[site]);
-      instance_slots += per_site[site];
+      instance_slots += per_site[site] * static_cast<double>(span);
     }
     for (ChartSeries* series : {&operating, &deployment, &wan, &sla, &total}) series->x.push_back(x);
     operating.y.push_back(e.cost_so_far().operating());
@@ -130,8 +133,9 @@ std::string render_html_report(const std::vector<scaler::JournalEntry>& entries,
   const auto row = [&](const std::string& name, const std::string& value) {
     html += "<tr><th>" + escape(name) + "</th><td>" + escape(value) + "</td></tr>\n";
   };
-  row("slots", std::to_string(entries.size()) + " (" + std::to_string(entries.front().slot()) + " to " +
-                   std::to_string(last->slot()) + ")");
+  row("slots", std::to_string(slots_covered) + " (" + std::to_string(entries.front().slot()) + " to " +
+                   std::to_string(last->slot() + std::max<std::uint64_t>(last->slots(), 1) - 1) + ", " +
+                   std::to_string(entries.size()) + " decisions)");
   row("policy at the end", last->policy().name());
   row("cost", number(last->cost_so_far().total()));
   row("  operating", number(last->cost_so_far().operating()));
