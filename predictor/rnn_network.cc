@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "checkpoint_numbers.h"
 #include "rnn_module.h"
 
 namespace nfv {
@@ -96,19 +97,6 @@ RnnState RnnNetwork::warm_up(const RnnDataset& data, std::size_t first, std::siz
 }
 
 // --- Checkpoints ---------------------------------------------------------------
-
-namespace {
-
-torch::Tensor numbers_tensor(const std::vector<double>& values) {
-  return torch::tensor(at::ArrayRef<double>(values), torch::kFloat64);
-}
-
-std::vector<double> tensor_numbers(const torch::Tensor& t) {
-  const torch::Tensor d = t.to(torch::kFloat64).contiguous();
-  return std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
-}
-
-}  // namespace
 
 void RnnNetwork::save(const std::string& path, const CheckpointExtras& extras) const {
   torch::serialize::OutputArchive archive;

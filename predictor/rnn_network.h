@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint_extras.h"
+
 #include "rnn_predictor.h"
 #include "rnn_inputs.h"
 
@@ -33,11 +35,6 @@ class RnnState {
   std::unique_ptr<Tensors> tensors;  // empty = zeros
 };
 
-// Whatever the caller stores next to the model in a checkpoint.
-struct CheckpointExtras {
-  std::vector<std::pair<std::string, std::string>> text;
-  std::vector<std::pair<std::string, std::vector<double>>> numbers;
-};
 
 class RnnNetwork {
  public:

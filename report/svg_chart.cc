@@ -137,4 +137,8 @@ void write_svg(const LineChart& chart, const std::string& path) {
   if (!out) throw std::runtime_error(path + ": write failed");
 }
 
+std::string svg_path_for(const std::string& csv_path) {
+  return csv_path.ends_with(".csv") ? csv_path.substr(0, csv_path.size() - 4) + ".svg" : csv_path + ".svg";
+}
+
 }  // namespace nfv

@@ -30,5 +30,7 @@ struct LineChart {
 std::string render_svg(const LineChart& chart);
 // Throws std::runtime_error naming the path when it cannot be written.
 void write_svg(const LineChart& chart, const std::string& path);
+// Where a CSV's plot goes: the same name with .svg for .csv (else .svg appended).
+std::string svg_path_for(const std::string& csv_path);
 
 }  // namespace nfv

@@ -36,4 +36,15 @@ ArrivalSchedule arrivals_for_chains(const RateTrace& trace, const Topology& topo
   return schedule;
 }
 
+ArrivalSchedule slot_range(const ArrivalSchedule& arrivals, std::size_t begin, std::size_t end) {
+  if (begin >= end || end > arrivals.slots())
+    throw std::invalid_argument("slots " + std::to_string(begin) + ".." + std::to_string(end) + " of a schedule of " +
+                                std::to_string(arrivals.slots()));
+  ArrivalSchedule out = arrivals;
+  out.pps.assign(arrivals.pps.begin() + static_cast<std::ptrdiff_t>(begin * arrivals.chains),
+                 arrivals.pps.begin() + static_cast<std::ptrdiff_t>(end * arrivals.chains));
+  out.mapping.start_unix_s = arrivals.mapping.unix_s(begin);
+  return out;
+}
+
 }  // namespace nfv

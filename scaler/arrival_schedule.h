@@ -42,4 +42,9 @@ struct ArrivalSchedule {
 // chain the trace lacks.
 ArrivalSchedule arrivals_for_chains(const RateTrace& trace, const Topology& topology, const EmulationScale& scale);
 
+// Slots [begin, end) of `arrivals`, their trace time kept (slot 0 of the
+// result is slot `begin`'s time). Throws std::invalid_argument when the
+// range is empty or past the end.
+ArrivalSchedule slot_range(const ArrivalSchedule& arrivals, std::size_t begin, std::size_t end);
+
 }  // namespace nfv

@@ -43,6 +43,7 @@ FluidSimulator::FluidSimulator(std::shared_ptr<const SystemModel> model)
   outcome_.usage.instances_per_site.assign(m.sites(), 0.0);
   outcome_.usage.started_per_site.assign(m.sites(), 0.0);
   outcome_.usage.bytes_per_link.assign(m.topology().links.size(), 0.0);
+  outcome_.chain_cost.assign(m.chains(), CostBreakdown{});
 }
 
 void FluidSimulator::reset(const Plan& running, std::size_t first_slot, std::span<const double> rates_before) {
@@ -82,13 +83,19 @@ const SlotOutcome& FluidSimulator::step(const Plan& plan, std::span<const double
   std::fill(usage.bytes_per_link.begin(), usage.bytes_per_link.end(), 0.0);  // packets until the end of the slot
   std::fill(instances_.begin(), instances_.end(), 0);
   std::fill(split_.begin(), split_.end(), 0.0);
+  std::fill(outcome_.chain_cost.begin(), outcome_.chain_cost.end(), CostBreakdown{});
+  const CostModel& prices = m.cost_model();
   for (const PoolPlan& pool : plan.pools) {
     const std::size_t at = m.pool_index()(pool.chain, pool.hop, pool.site);
     instances_[at] = pool.instances;
     split_[at] = pool.split;
     usage.instances_per_site[pool.site] += pool.instances;
     // Deployment is paid for instances beyond what ran in the previous slot.
-    usage.started_per_site[pool.site] += std::max(0, pool.instances - running_[at]);
+    const int started = std::max(0, pool.instances - running_[at]);
+    usage.started_per_site[pool.site] += started;
+    CostBreakdown& chain_cost = outcome_.chain_cost[pool.chain];
+    chain_cost.operating += prices.operating(pool.site, pool.instances);
+    chain_cost.deployment += prices.deployment(pool.site, started);
   }
 
   Observation& obs = outcome_.observation;
@@ -98,6 +105,7 @@ const SlotOutcome& FluidSimulator::step(const Plan& plan, std::span<const double
     obs.arrival_pps[c] = arrival_pps[c];
     run_chain(c, arrival_pps[c]);
     outcome_.total += obs.chains[c];
+    outcome_.chain_cost[c].sla_penalty = prices.sla_penalty(obs.chains[c].dropped + obs.chains[c].late);
   }
   usage.dropped_packets = outcome_.total.dropped;
   usage.late_packets = outcome_.total.late;
@@ -155,7 +163,7 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
       // WAN: the hop's input reaches s from wherever the previous hop left it.
       if (arriving > 0 && hop_input > 0)
         for (std::size_t from = 0; from < sites; ++from)
-          if (from_site_[from] > 0 && from != s) carry(from, s, from_site_[from] * (arriving / hop_input));
+          if (from_site_[from] > 0 && from != s) carry(c, from, s, from_site_[from] * (arriving / hop_input));
 
       const double capacity_pps = instances * service_pps;
       const double offered = backlog + arriving;
@@ -188,7 +196,7 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
     hop_input = hop_output;
   }
   for (std::size_t from = 0; from < sites; ++from)
-    if (from_site_[from] > 0 && from != chain.egress) carry(from, chain.egress, from_site_[from]);
+    if (from_site_[from] > 0 && from != chain.egress) carry(c, from, chain.egress, from_site_[from]);
 
   traffic.delivered = hop_input;
   traffic.backlog_change = traffic.backlog - backlog_before;
@@ -333,8 +341,13 @@ FluidSimulator::PoolWait FluidSimulator::pool_wait(double backlog, double arrivi
   return w;
 }
 
-void FluidSimulator::carry(std::size_t from, std::size_t to, double packets) {
-  for (std::size_t link : model_->route_links(from, to)) outcome_.usage.bytes_per_link[link] += packets;
+void FluidSimulator::carry(std::size_t chain, std::size_t from, std::size_t to, double packets) {
+  const CostModel& prices = model_->cost_model();
+  const double bytes = packets * model_->settings().scale.mean_packet_bytes;
+  for (std::size_t link : model_->route_links(from, to)) {
+    outcome_.usage.bytes_per_link[link] += packets;
+    outcome_.chain_cost[chain].wan += prices.wan(link, bytes);
+  }
 }
 
 }  // namespace nfv

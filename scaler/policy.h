@@ -25,6 +25,20 @@
 
 namespace nfv {
 
+// What a learning policy adds to a decision, for the journal and metrics.
+struct PolicyDetails {
+  bool present = false;
+  double value = 0;          // the agent's estimate of the discounted cost to go, in cost units
+  std::string guard;         // what ran: "agent", or the guard policy's name; empty without a guard
+  std::string guard_reason;  // why the guard took over
+  std::uint64_t guard_fallbacks = 0;  // slots the guard took over, since the policy was made
+  struct PoolAction {
+    std::uint32_t chain = 0, hop = 0, site = 0;
+    float scale = 0, split = 0;  // the agent's two outputs, in [-1, 1]
+  };
+  std::vector<PoolAction> actions;
+};
+
 class Policy {
  public:
   virtual ~Policy() = default;
@@ -35,6 +49,8 @@ class Policy {
   virtual void reset() = 0;
   // Why the last decision came out as it did, for the decision journal.
   virtual std::string explain() const { return {}; }
+  // A learning policy's action, value and guard for the last decision.
+  virtual PolicyDetails details() const { return {}; }
   // What the policy carries from slot to slot, as text for the journal, and
   // back: a restarted scaler resumes where it was. Empty: nothing to carry
   // (static), or not carried (threshold restarts its stabilization window).

@@ -26,6 +26,11 @@ struct SlotOutcome {
   ChainTraffic total;       // over all chains
   SlotUsage usage;
   CostBreakdown cost;
+  // The same cost, each chain's share: its pools' operating and deployment
+  // cost, the WAN cost of the traffic it carried, the SLA penalty of its
+  // missed packets. The chains' shares add up to `cost`. Learning policies
+  // use it to credit each chain's decisions with their own cost.
+  std::vector<CostBreakdown> chain_cost;
 };
 
 class FluidSimulator {
@@ -81,7 +86,7 @@ class FluidSimulator {
   void collect_routes(std::size_t chain);
   // Share of delivered traffic over `ms` (routes of collect_routes).
   double share_over(double ms) const;
-  void carry(std::size_t from, std::size_t to, double packets);
+  void carry(std::size_t chain, std::size_t from, std::size_t to, double packets);
 
   std::shared_ptr<const SystemModel> model_;
   PlanValidator validator_;

@@ -70,6 +70,7 @@ const SlotRecord& SlotLoop::run_slot() {
   r.error.clear();
   r.decided = r.applied = false;
   r.forecast_ms = r.decision_ms = 0;
+  r.details = {};
 
   const auto forecast_begun = std::chrono::steady_clock::now();
   try {
@@ -93,6 +94,7 @@ const SlotRecord& SlotLoop::run_slot() {
       r.plan = policy_->decide(observation_, r.forecast);
       r.decided = true;
       add(r.reason, policy_->explain());
+      r.details = policy_->details();
     } catch (const std::exception& e) {
       r.error = std::string("policy failed: ") + e.what();
     }

@@ -47,6 +47,7 @@ struct SlotRecord {
   bool applied = false;
   double decision_ms = 0;  // the policy's decide() alone
   std::string reason;      // the policy's explanation, switches, limits, fallbacks
+  PolicyDetails details;   // a learning policy's action, value and guard
   std::string error;       // what failed, if anything
   SlotReport report;       // what the slot measured and cost
 };

@@ -195,26 +195,10 @@ TEST(VectorEnvironment, SteppingInParallelGivesExactlyWhatSteppingOneAfterAnothe
   EXPECT_THROW(parallel.step(plans), std::logic_error);
 }
 
-std::shared_ptr<const SystemModel> model_of(const std::string& topology_file, std::size_t chains_per_site) {
-  Topology topology = load_topology_yaml(source_path(topology_file));
-  topology.chains.clear();
-  if (topology.vnf_types.empty()) topology.vnf_types.push_back(VnfProfile{"counter", 500000, 1, 256});
-  // Chains from each site to the next ones, through one or two hops.
-  const std::size_t n = topology.sites.size();
-  for (std::size_t s = 0; s < n; ++s)
-    for (std::size_t k = 1; k <= chains_per_site; ++k) {
-      Chain chain{topology.sites[s].name + "-" + std::to_string(k), s, (s + k) % n, {0}, 60};
-      if (k % 2 == 0) chain.vnfs.push_back(0);
-      topology.chains.push_back(chain);
-    }
-  SimSettings settings;
-  return std::make_shared<const SystemModel>(topology, settings);
-}
-
 TEST(Featurizer, OneLayoutPerPoolForAnyTopologyAndAnyNumberOfChains) {
   const Scenario abilene = abilene_scenario(10);
   std::set<std::size_t> widths;
-  for (const auto& model : {abilene.model, model_of("topologies/data/b4.yaml", 3), model_of("topologies/data/geant2009.yaml", 5)}) {
+  for (const auto& model : {abilene.model, test::ring_chains_model("topologies/data/b4.yaml", 3), test::ring_chains_model("topologies/data/geant2009.yaml", 5)}) {
     const Featurizer featurizer(model, TraceMapping{}, 4);
     widths.insert(featurizer.pool_features());
     EXPECT_EQ(featurizer.pools(), model->pool_index().pools());
@@ -279,7 +263,7 @@ TEST(ActionDecoder, AnyOutputDecodesToAValidPlanWithinEveryLimit) {
   std::mt19937_64 random(11);
   std::size_t decoded = 0;
   const Scenario abilene = abilene_scenario(10, 40);
-  for (const auto& model : {abilene.model, model_of("topologies/data/b4.yaml", 4)}) {
+  for (const auto& model : {abilene.model, test::ring_chains_model("topologies/data/b4.yaml", 4)}) {
     const std::size_t sites = model->sites();
     for (int variant = 0; variant < 3; ++variant) {
       DecoderSettings settings;

@@ -431,5 +431,30 @@ TEST(PlanFile, ErrorsNameTheFileLineAndField) {
   EXPECT_NE(error_of("pool: []\n").find("plan.yaml:1"), std::string::npos) << error_of("pool: []\n");
 }
 
+// Each chain's share of a slot's cost (what learning policies credit each
+// chain with) adds up to the slot's cost, term by term, on Abilene's April
+// traffic under online's plans, which use the WAN and drop some traffic.
+TEST(FluidSimulator, ChainCostsAddUpToTheSlotCost) {
+  const Scenario scenario = test::abilene_scenario(200);
+  FluidSimulator simulator(scenario.model);
+  auto online = make_policy("online", {}, PolicyContext(scenario.model, scenario.test->mapping));
+  Plan plan = place_chains(scenario.model->topology(), 1, Placement::ingress);
+  simulator.reset(plan, 0);
+  CostBreakdown sum_of_slots;
+  for (std::size_t slot = 0; slot < 40; ++slot) {
+    const SlotOutcome& outcome = simulator.step(plan, scenario.test->slot(slot));
+    CostBreakdown chains;
+    for (const CostBreakdown& c : outcome.chain_cost) chains += c;
+    EXPECT_NEAR(chains.operating, outcome.cost.operating, 1e-9 * (1 + outcome.cost.operating));
+    EXPECT_NEAR(chains.deployment, outcome.cost.deployment, 1e-9 * (1 + outcome.cost.deployment));
+    EXPECT_NEAR(chains.wan, outcome.cost.wan, 1e-9 * (1 + outcome.cost.wan));
+    EXPECT_NEAR(chains.sla_penalty, outcome.cost.sla_penalty, 1e-9 * (1 + outcome.cost.sla_penalty));
+    sum_of_slots += outcome.cost;
+    plan = online->decide(outcome.observation, persistence_forecast(outcome.observation, 1));
+  }
+  EXPECT_GT(sum_of_slots.wan, 0);
+  EXPECT_GT(sum_of_slots.deployment, 0);
+}
+
 }  // namespace
 }  // namespace nfv

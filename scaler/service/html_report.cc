@@ -52,6 +52,10 @@ std::string render_html_report(const std::vector<scaler::JournalEntry>& entries,
   std::vector<double> decisions;
   std::string events;
   std::string last_policy;
+  // A learning policy's guard: 1 in the slots where its guard policy decided.
+  ChartSeries guarded{"guard decided", {}, {}, "", false};
+  std::size_t learned_decisions = 0, guard_fallbacks = 0;
+  bool was_guarded = false;
   std::uint64_t slots_covered = 0;
   for (const auto& e : entries) {
     const double x = static_cast<double>(e.slot());
@@ -101,6 +105,17 @@ std::string render_html_report(const std::vector<scaler::JournalEntry>& entries,
                 escape(e.reason().substr(0, 200)) + "</td></tr>\n";
       last_policy = e.policy().name();
     }
+    if (e.has_learned()) {
+      const bool guard = !e.learned().guard().empty() && e.learned().guard() != "agent";
+      ++learned_decisions;
+      guard_fallbacks += guard;
+      guarded.x.push_back(x);
+      guarded.y.push_back(guard ? 1.0 : 0.0);
+      if (guard && !was_guarded)
+        events += "<tr><td>" + std::to_string(e.slot()) + "</td><td>guard: " + escape(e.learned().guard()) +
+                  " decides</td><td>" + escape(e.learned().guard_reason()) + "</td></tr>\n";
+      was_guarded = guard;
+    }
     if (!e.error().empty())
       events += "<tr><td>" + std::to_string(e.slot()) + "</td><td>error</td><td>" + escape(e.error()) + "</td></tr>\n";
   }
@@ -146,6 +161,9 @@ std::string render_html_report(const std::vector<scaler::JournalEntry>& entries,
   row("packets dropped", number(dropped_sum, "%.0f") + " (" + number(packets > 0 ? 100 * dropped_sum / packets : 0, "%.3f") + "%)");
   row("late packets", number(late_sum, "%.0f"));
   row("instance-slots", number(instance_slots, "%.0f"));
+  if (learned_decisions > 0)
+    row("guard fallbacks", std::to_string(guard_fallbacks) + " of " + std::to_string(learned_decisions) +
+                               " learned decisions");
   row("decision time p50 / p99", number(percentile(decisions, 0.5), "%.2f") + " / " + number(percentile(decisions, 0.99), "%.2f") + " ms");
   html += "</table>\n<h2>Traffic per chain (packets/s), measured and forecast</h2>\n" +
           chart("traffic", "packets/s", traffic_series);
@@ -153,7 +171,9 @@ std::string render_html_report(const std::vector<scaler::JournalEntry>& entries,
   html += "<h2>Cost so far</h2>\n" + chart("cumulative cost by term", "cost", {operating, deployment, wan, sla, total});
   html += "<h2>Drops</h2>\n" + chart("dropped packets per slot", "packets", {dropped});
   html += "<h2>Latency</h2>\n" + chart("p99 latency per chain (pods: since start; simulator: mean)", "ms", latency_series);
-  html += "<h2>Policy switches and failures</h2>\n<table><tr><th>slot</th><th>event</th><th>detail</th></tr>\n" + events +
+  if (learned_decisions > 0)
+    html += "<h2>Guard</h2>\n" + chart("slots where the guard policy decided instead of the agent", "1 = guard", {guarded});
+  html += "<h2>Policy switches, guard and failures</h2>\n<table><tr><th>slot</th><th>event</th><th>detail</th></tr>\n" + events +
           "</table>\n</body></html>\n";
   return html;
 }

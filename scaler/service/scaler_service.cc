@@ -156,6 +156,21 @@ scaler::JournalEntry ScalerService::journal_entry(const SlotRecord& r) const {
   entry.set_slots(r.report.slots);
   entry.set_policy_state(loop_->policy().state());
   entry.set_instances(static_cast<std::uint64_t>(std::max<std::int64_t>(0, r.plan.total_instances())));
+  if (r.details.present) {
+    auto* learned = entry.mutable_learned();
+    learned->set_value(r.details.value);
+    learned->set_guard(r.details.guard);
+    learned->set_guard_reason(r.details.guard_reason);
+    learned->set_guard_fallbacks(r.details.guard_fallbacks);
+    for (const PolicyDetails::PoolAction& a : r.details.actions) {
+      auto* action = learned->add_actions();
+      action->set_chain(topology.chains[a.chain].name);
+      action->set_hop(a.hop + 1);
+      action->set_site(topology.sites[a.site].name);
+      action->set_scale(a.scale);
+      action->set_split(a.split);
+    }
+  }
   return entry;
 }
 
@@ -180,6 +195,7 @@ void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(
       ++decisions_;
       kept_last_plan_ = loop_->kept_last_plan();
       apply_failures_ = loop_->apply_failures();
+      if (record.details.present && !record.details.guard.empty() && record.details.guard != "agent") ++guard_fallbacks_;
       last_decision_ms_ = record.decision_ms;
       last_reason_ = record.reason;
       last_error_ = record.error;
@@ -255,6 +271,9 @@ std::string ScalerService::metrics() const {
   m << "nfv_scaler_kept_last_plan_total " << kept_last_plan_ << '\n';
   metric("nfv_scaler_apply_failures_total", "counter", "Plans the system refused.");
   m << "nfv_scaler_apply_failures_total " << apply_failures_ << '\n';
+  metric("nfv_scaler_guard_fallbacks_total", "counter",
+         "Slots where a learning policy's guard found the agent's plan unsafe and its guard policy decided.");
+  m << "nfv_scaler_guard_fallbacks_total " << guard_fallbacks_ << '\n';
   metric("nfv_scaler_decision_seconds", "gauge", "Wall time of the last decision.");
   m << "nfv_scaler_decision_seconds " << last_decision_ms_ / 1e3 << '\n';
   metric("nfv_scaler_policy_info", "gauge", "The policy in force.");

@@ -58,6 +58,7 @@ class ScalerService {
   std::optional<scaler::PolicyChoice> pending_;
   std::uint64_t slot_ = 0;
   std::uint64_t decisions_ = 0, kept_last_plan_ = 0, apply_failures_ = 0;
+  std::uint64_t guard_fallbacks_ = 0;  // slots a learning policy's guard took over, over every policy run
   double last_decision_ms_ = 0;
   std::string last_reason_, last_error_;
   std::vector<double> instances_per_site_;

@@ -35,4 +35,18 @@ Scenario abilene_scenario(double volume_scale, std::uint32_t site_capacity, cons
   return load_scenario(options);
 }
 
+std::shared_ptr<const SystemModel> ring_chains_model(const std::string& topology_file, std::size_t chains_per_site) {
+  Topology topology = load_topology_yaml(source_path(topology_file));
+  topology.chains.clear();
+  if (topology.vnf_types.empty()) topology.vnf_types.push_back(VnfProfile{"counter", 500000, 1, 256});
+  const std::size_t n = topology.sites.size();
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t k = 1; k <= chains_per_site; ++k) {
+      Chain chain{topology.sites[s].name + "-" + std::to_string(k), s, (s + k) % n, {0}, 60};
+      if (k % 2 == 0) chain.vnfs.push_back(0);
+      topology.chains.push_back(chain);
+    }
+  return std::make_shared<const SystemModel>(topology, SimSettings{});
+}
+
 }  // namespace nfv::test

@@ -28,4 +28,9 @@ SimSettings sim_settings(double packet_bytes, double queue_packets);
 // `vnfs`, traffic x `volume_scale`, every site hosting `site_capacity`.
 Scenario abilene_scenario(double volume_scale, std::uint32_t site_capacity = 64, const std::string& vnfs = "counter");
 
+// A topology file's sites with `chains_per_site` chains from each site to
+// the next ones (one hop, every second chain two), of a 500 kpps `counter`
+// VNF when the file has no VNF types: systems of any size without a trace.
+std::shared_ptr<const SystemModel> ring_chains_model(const std::string& topology_file, std::size_t chains_per_site);
+
 }  // namespace nfv::test

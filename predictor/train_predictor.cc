@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rnn_predictor.h"
+#include "train_command.h"
 #include "option_values.h"
 #include "progress_bar.h"
 #include "rate_trace.h"
@@ -72,13 +73,7 @@ std::size_t positive(const std::string& option, const std::string& text) {
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::cout << kUsage;
-    std::exit(argc < 2 ? 2 : 0);
-  }
-  if (std::string(argv[1]) != "predictor")
-    throw std::invalid_argument("unknown model family '" + std::string(argv[1]) + "' (nfv-train predictor --help)");
-  for (int i = 2; i < argc; ++i) {
+  for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
     if (option == "--help" || option == "-h") {
       std::cout << kUsage;
@@ -168,8 +163,7 @@ void write_curve(const nfv::TrainReport& report, const std::string& csv_path, co
     chart.series[1].x.push_back(double(e.epoch));
     chart.series[1].y.push_back(e.validation_loss);
   }
-  const std::string svg_path =
-      csv_path.size() > 4 && csv_path.ends_with(".csv") ? csv_path.substr(0, csv_path.size() - 4) + ".svg" : csv_path + ".svg";
+  const std::string svg_path = nfv::svg_path_for(csv_path);
   nfv::write_svg(chart, svg_path);
   std::printf("curve       %s, %s\n", csv_path.c_str(), svg_path.c_str());
 }
@@ -229,13 +223,8 @@ int run(Options o) {
   return 0;
 }
 
-}  // namespace
+const nfv::TrainCommandRegistration kPredictor{
+    "predictor", "the RNN traffic predictor on a block of a rate trace",
+    [](int argc, char** argv) { return run(parse_options(argc, argv)); }};
 
-int main(int argc, char** argv) {
-  try {
-    return run(parse_options(argc, argv));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nfv-train: %s\n", e.what());
-    return 1;
-  }
-}
+}  // namespace

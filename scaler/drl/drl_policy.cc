@@ -1,0 +1,193 @@
+#include "drl_policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace nfv {
+
+AgentShape agent_shape(const DrlLayout& layout) {
+  AgentShape shape;
+  shape.pools = layout.pools();
+  shape.chains = layout.chains();
+  shape.pool_features = layout.pool_features();
+  shape.global_features = layout.global_features();
+  shape.chain_begin = layout.chain_begin();
+  return shape;
+}
+
+namespace {
+
+DecoderSettings decoder_settings(const DrlServing& serving) {
+  DecoderSettings settings;
+  settings.max_instances_per_pool = serving.max_instances_per_pool;
+  return settings;
+}
+
+// Over all hops: the forecast rate the plan cannot serve, as a share of the forecast rate.
+double shortfall(const SystemModel& model, const Plan& plan, const Observation& observation, const Forecast& forecast) {
+  const PoolIndex& index = model.pool_index();
+  std::vector<double> capacity(index.hops(), 0.0);
+  for (const PoolPlan& p : plan.pools)
+    capacity[index.hop_number(p.chain, p.hop)] += p.instances * model.service_rate_pps(index.hop_number(p.chain, p.hop));
+  double missing = 0, wanted = 0;
+  for (std::size_t c = 0; c < model.chains(); ++c) {
+    const double rate = DrlLayout::planned_rate(c, observation, forecast);
+    for (std::size_t h = 0; h < model.topology().chains[c].vnfs.size(); ++h) {
+      wanted += rate;
+      missing += std::max(0.0, rate - capacity[index.hop_number(c, h)]);
+    }
+  }
+  return wanted > 0 ? missing / wanted : 0.0;
+}
+
+}  // namespace
+
+DrlPolicy::DrlPolicy(const PolicyContext& context, std::shared_ptr<const Td3Agent> agent, DrlServing serving,
+                     GuardSettings guard)
+    : model_(context.model), agent_(std::move(agent)), serving_(std::move(serving)), guard_settings_(std::move(guard)),
+      featurizer_(model_, context.mapping, serving_.horizon), layout_(model_, featurizer_, serving_.scale),
+      decoder_(model_, decoder_settings(serving_)) {
+  if (!agent_) throw std::invalid_argument("policy drl: no agent");
+  const AgentShape& shape = agent_->shape();
+  if (shape.pools != layout_.pools() || shape.chains != layout_.chains() ||
+      shape.pool_features != layout_.pool_features() || shape.global_features != layout_.global_features())
+    throw std::invalid_argument("policy drl: the agent was made for another system");
+  if (guard_settings_.policy != "none") {
+    if (guard_settings_.policy == "drl") throw std::invalid_argument("policy drl: parameter 'guard': drl cannot guard itself");
+    guard_ = make_policy(guard_settings_.policy, guard_settings_.params, context);
+  }
+  if (!(guard_settings_.margin >= 0)) throw std::invalid_argument("policy drl: parameter 'margin' must be >= 0");
+  all_rows_.resize(featurizer_.pools() * featurizer_.pool_features());
+  rows_.resize(layout_.pools() * layout_.pool_features());
+  global_.resize(featurizer_.global_features());
+  actions_.resize(layout_.actions());
+  instances_.resize(featurizer_.pools());
+  logits_.resize(featurizer_.pools());
+}
+
+void DrlPolicy::reset() {
+  if (guard_) guard_->reset();
+  explanation_.clear();
+  details_ = {};
+}
+
+Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast) {
+  featurizer_.featurize(observation, forecast, all_rows_, global_);
+  layout_.gather(all_rows_, rows_);
+  float value = 0;
+  agent_->act(rows_, global_, 1, actions_, std::span<float>(&value, 1));
+  layout_.to_decoder(actions_, observation, forecast, instances_, logits_);
+  agent_plan_ = decoder_.decode(instances_, logits_);
+
+  details_ = {};
+  details_.present = true;
+  details_.value = -static_cast<double>(value) * serving_.reward_scale;
+  details_.actions.reserve(layout_.pools());
+  const PoolIndex& index = model_->pool_index();
+  for (std::size_t k = 0; k < layout_.pools(); ++k) {
+    const std::size_t p = layout_.pool()[k];
+    const std::size_t hop_number = p / index.sites();
+    const auto chain = static_cast<std::uint32_t>(layout_.chain_of_pool()[k]);
+    details_.actions.push_back({chain, static_cast<std::uint32_t>(hop_number - index.hop_number(chain, 0)),
+                                static_cast<std::uint32_t>(p % index.sites()), actions_[2 * k], actions_[2 * k + 1]});
+  }
+
+  char text[200];
+  std::snprintf(text, sizeof text, "drl: %lld instances, value %.4g", static_cast<long long>(agent_plan_.total_instances()),
+                details_.value);
+  explanation_ = text;
+  if (!guard_) return agent_plan_;
+
+  // The guard decides every slot so that its state follows the system.
+  Plan guarded = guard_->decide(observation, forecast);
+  std::string why;
+  const double short_share = shortfall(*model_, agent_plan_, observation, forecast);
+  if (short_share > guard_settings_.margin) {
+    std::snprintf(text, sizeof text, "the plan leaves %.1f%% of the forecast unserved (margin %.1f%%)",
+                  100 * short_share, 100 * guard_settings_.margin);
+    why = text;
+  } else {
+    const FeatureStatistics& pool_stats = agent_->pool_statistics();
+    const FeatureStatistics& global_stats = agent_->global_statistics();
+    const std::size_t out = pool_stats.out_of_range(rows_, guard_settings_.range_slack, 0.1) +
+                            global_stats.out_of_range(global_, guard_settings_.range_slack, 0.1);
+    const double share = static_cast<double>(out) / static_cast<double>(rows_.size() + global_.size());
+    if (share > guard_settings_.range_share) {
+      std::snprintf(text, sizeof text, "%.1f%% of the inputs are outside the training range (at most %.1f%%)",
+                    100 * share, 100 * guard_settings_.range_share);
+      why = text;
+    }
+  }
+  if (why.empty()) {
+    details_.guard = "agent";
+    details_.guard_fallbacks = fallbacks_;
+    return agent_plan_;
+  }
+  ++fallbacks_;
+  details_.guard = guard_->name();
+  details_.guard_reason = why;
+  details_.guard_fallbacks = fallbacks_;
+  explanation_ += "; guard: " + why + ", " + guard_->name() + " decides";
+  const std::string guard_explanation = guard_->explain();
+  if (!guard_explanation.empty()) explanation_ += " (" + guard_explanation + ")";
+  return guarded;
+}
+
+std::unique_ptr<DrlPolicy> load_drl_policy(const std::string& checkpoint, const PolicyContext& context,
+                                           GuardSettings guard, const std::string& device) {
+  CheckpointExtras wanted;
+  wanted.numbers = {{"serving", {}}};
+  wanted.text = {{"forecast", {}}};
+  // The serving settings first: the horizon sizes the features the agent's shape needs.
+  Td3Agent::read_extras(checkpoint, wanted);
+  const std::vector<double>& numbers = wanted.numbers[0].second;
+  if (numbers.size() != 7) throw std::runtime_error(checkpoint + ": serving settings of the wrong size");
+  DrlServing serving;
+  serving.horizon = static_cast<std::size_t>(numbers[0]);
+  serving.scale.kappa = numbers[1];
+  serving.scale.logit_range = numbers[2];
+  serving.max_instances_per_pool = static_cast<std::uint32_t>(numbers[3]);
+  serving.reward_scale = numbers[4];
+  serving.scale.need_floor = numbers[5];
+  serving.scale.headroom = numbers[6];
+  serving.forecast = wanted.text[0].second;
+  const Featurizer featurizer(context.model, context.mapping, serving.horizon);
+  const DrlLayout layout(context.model, featurizer, serving.scale);
+  CheckpointExtras none;
+  std::shared_ptr<Td3Agent> agent = Td3Agent::load(checkpoint, agent_shape(layout), none, /*optimizer=*/false, device);
+  return std::make_unique<DrlPolicy>(context, std::move(agent), serving, std::move(guard));
+}
+
+}  // namespace nfv
+
+namespace nfv {
+
+namespace {
+
+const PolicyRegistration kDrl{
+    "drl",
+    "the TD3 agent of a checkpoint (nfv-train drl): checkpoint=FILE (required), guard=online|threshold|static|none "
+    "(online), margin (0.1: the forecast share the plan may leave unserved), range_share (0.01) and range_slack (0.5): "
+    "inputs outside the training range, device=cpu|cuda (cpu)",
+    with_placement({"checkpoint", "guard", "margin", "range_share", "range_slack", "device"}),
+    [](const ParamReader& params, const PolicyContext& context) -> std::unique_ptr<Policy> {
+      const std::string checkpoint = params.text("checkpoint", "");
+      if (checkpoint.empty())
+        throw std::invalid_argument(params.what() + ": parameter 'checkpoint' is required (a file nfv-train drl wrote)");
+      GuardSettings guard;
+      guard.policy = params.text("guard", guard.policy);
+      guard.margin = params.number("margin", guard.margin);
+      guard.range_share = params.number("range_share", guard.range_share);
+      guard.range_slack = params.number("range_slack", guard.range_slack);
+      try {
+        return load_drl_policy(checkpoint, context, guard, params.text("device", "cpu"));
+      } catch (const std::exception& e) {
+        throw std::invalid_argument(params.what() + ": " + e.what());
+      }
+    }};
+
+}  // namespace
+
+}  // namespace nfv

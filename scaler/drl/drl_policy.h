@@ -1,0 +1,86 @@
+// `drl`: the TD3 agent (td3_agent.h) as a scaler policy. Each slot it
+// featurizes the observation and the forecast, runs the actor on the
+// candidate pools, turns the actions into decoder inputs (drl_layout.h) and
+// decodes them into a valid plan. A guard then falls back to another policy
+// (online by default) for the slot when
+//   - the plan leaves the forecast under-served: over all hops, the
+//     forecast rate beyond the plan's capacity exceeds `margin` of the
+//     forecast rate; or
+//   - the inputs are outside what the agent trained on: more than
+//     `range_share` of the feature values fall outside the training range
+//     (widened by `range_slack` of its width on each side).
+// The guard policy decides every slot, so its own state stays current.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "action_decoder.h"
+#include "drl_layout.h"
+#include "featurizer.h"
+#include "policy.h"
+#include "td3_agent.h"
+
+namespace nfv {
+
+// What serving needs besides the weights; a checkpoint holds it.
+struct DrlServing {
+  std::size_t horizon = 3;
+  ActionScale scale;
+  std::uint32_t max_instances_per_pool = 64;
+  double reward_scale = 1;  // cost units per reward unit (the value estimate in cost)
+  std::string forecast;     // what the agent trained with, e.g. "ewma:alpha=0.5"
+};
+
+struct GuardSettings {
+  std::string policy = "online";  // "none": the agent's plan always
+  PolicyParams params;            // the guard policy's
+  double margin = 0.1;
+  double range_share = 0.01;
+  double range_slack = 0.5;
+};
+
+class DrlPolicy final : public Policy {
+ public:
+  DrlPolicy(const PolicyContext& context, std::shared_ptr<const Td3Agent> agent, DrlServing serving,
+            GuardSettings guard);
+  std::string name() const override { return "drl"; }
+  Plan decide(const Observation& observation, const Forecast& forecast) override;
+  void reset() override;
+  std::string explain() const override { return explanation_; }
+  PolicyDetails details() const override { return details_; }
+
+  const DrlServing& serving() const { return serving_; }
+  std::uint64_t guard_fallbacks() const { return fallbacks_; }
+  // The last decision's agent plan (before the guard) and actions, per candidate pool.
+  const Plan& agent_plan() const { return agent_plan_; }
+
+ private:
+  std::shared_ptr<const SystemModel> model_;
+  std::shared_ptr<const Td3Agent> agent_;
+  DrlServing serving_;
+  GuardSettings guard_settings_;
+  Featurizer featurizer_;
+  DrlLayout layout_;
+  ActionDecoder decoder_;
+  std::unique_ptr<Policy> guard_;
+  std::vector<float> all_rows_, rows_, global_, actions_, instances_, logits_;
+  Plan agent_plan_;
+  std::string explanation_;
+  PolicyDetails details_;
+  std::uint64_t fallbacks_ = 0;
+};
+
+// The checkpoint's agent on the context's system, with its serving settings.
+// Throws std::runtime_error naming the file when it cannot.
+std::unique_ptr<DrlPolicy> load_drl_policy(const std::string& checkpoint, const PolicyContext& context,
+                                           GuardSettings guard, const std::string& device = "cpu");
+
+// The agent's shape on a system (candidate pools, chains, feature counts).
+AgentShape agent_shape(const DrlLayout& layout);
+
+}  // namespace nfv

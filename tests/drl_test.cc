@@ -1,0 +1,300 @@
+// The DRL policy's parts: the sum tree and the replay buffer (capacity,
+// uniform and prioritized sampling, importance weights), the layout's
+// actions (a teacher's plan survives the round trip), the networks on
+// topologies of different sizes, checkpoints (bit-identical round trip,
+// another topology), and determinism per seed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+
+#include "drl_layout.h"
+#include "drl_policy.h"
+#include "drl_trainer.h"
+#include "environment.h"
+#include "featurizer.h"
+#include "replay_buffer.h"
+#include "scaler_cases.h"
+#include "sum_tree.h"
+#include "td3_agent.h"
+#include "transition.h"
+
+namespace nfv {
+namespace {
+
+TEST(SumTree, FindsTheLeafAtAPrefixSum) {
+  SumTree tree(5);
+  const double p[] = {1, 0, 3, 2, 4};
+  for (std::size_t i = 0; i < 5; ++i) tree.set(i, p[i]);
+  EXPECT_DOUBLE_EQ(tree.total(), 10);
+  EXPECT_DOUBLE_EQ(tree.max(), 4);
+  EXPECT_EQ(tree.find(0.5), 0U);
+  EXPECT_EQ(tree.find(1.0), 2U);  // leaf 1 has priority 0: never found
+  EXPECT_EQ(tree.find(3.99), 2U);
+  EXPECT_EQ(tree.find(4.0), 3U);
+  EXPECT_EQ(tree.find(9.99), 4U);
+  EXPECT_EQ(tree.find(100), 4U);
+  EXPECT_THROW(tree.set(5, 1), std::invalid_argument);
+  EXPECT_THROW(tree.set(0, -1), std::invalid_argument);
+  EXPECT_THROW(tree.set(0, NAN), std::invalid_argument);
+}
+
+std::vector<float> record_of(float value, std::size_t floats) { return std::vector<float>(floats, value); }
+
+TEST(ReplayBuffer, KeepsTheNewestRecordsUpToItsCapacity) {
+  ReplaySettings settings;
+  settings.capacity = 4;
+  ReplayBuffer buffer(3, settings);
+  for (int i = 0; i < 6; ++i) buffer.add(record_of(static_cast<float>(i), 3));
+  EXPECT_EQ(buffer.size(), 4U);
+  // Slots 0 and 1 were overwritten by records 4 and 5.
+  EXPECT_EQ(buffer.record(0)[0], 4.0F);
+  EXPECT_EQ(buffer.record(1)[2], 5.0F);
+  EXPECT_EQ(buffer.record(3)[0], 3.0F);
+  EXPECT_EQ(buffer.summary().added, 6U);
+  EXPECT_THROW(buffer.add(record_of(0, 2)), std::invalid_argument);
+  EXPECT_THROW(buffer.record(4), std::out_of_range);
+}
+
+TEST(ReplayBuffer, UniformSamplingDrawsEveryItemAlikeWithUnitWeights) {
+  ReplaySettings settings;
+  settings.capacity = 8;
+  settings.prioritized = false;
+  ReplayBuffer buffer(2, settings, /*items_per_record=*/2);
+  for (int i = 0; i < 5; ++i) buffer.add(record_of(static_cast<float>(i), 2));
+  std::mt19937_64 random(7);
+  ReplaySample sample;
+  std::map<std::size_t, int> seen;
+  for (int round = 0; round < 1000; ++round) {
+    buffer.sample(10, 0.4, random, sample);
+    for (std::size_t i : sample.index) ++seen[i];
+    for (float w : sample.weight) ASSERT_EQ(w, 1.0F);
+  }
+  ASSERT_EQ(seen.size(), 10U);  // 5 records x 2 items, nothing beyond
+  for (const auto& [item, count] : seen) {
+    EXPECT_LT(item, 10U);
+    EXPECT_NEAR(count, 1000, 150) << "item " << item;
+  }
+}
+
+TEST(ReplayBuffer, PrioritizedSamplingFollowsPrioritiesAndWeightsCorrectForThem) {
+  ReplaySettings settings;
+  settings.capacity = 4;
+  settings.alpha = 1.0;
+  settings.epsilon = 1e-6;
+  ReplayBuffer buffer(1, settings);
+  for (int i = 0; i < 4; ++i) buffer.add(record_of(0, 1));
+  // A new record starts at the highest priority so far (1 for the first ones).
+  EXPECT_DOUBLE_EQ(buffer.priority(3), 1.0);
+  const std::vector<std::size_t> index{0, 1, 2, 3};
+  const std::vector<float> error{1, 2, 3, 4};
+  buffer.update_priorities(index, error);
+  std::mt19937_64 random(3);
+  ReplaySample sample;
+  std::vector<int> count(4, 0);
+  const int draws = 20000;
+  for (int round = 0; round < draws / 20; ++round) {
+    buffer.sample(20, 0.5, random, sample);
+    for (std::size_t i : sample.index) ++count[i];
+  }
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(count[i] / double(draws), (i + 1) / 10.0, 0.015) << "item " << i;
+  // Weights: relative to the largest in the batch.
+  buffer.sample(200, 0.5, random, sample);
+  float top = 0;
+  for (float w : sample.weight) top = std::max(top, w);
+  EXPECT_FLOAT_EQ(top, 1.0F);
+  std::map<std::size_t, float> weight_of;
+  for (std::size_t b = 0; b < sample.index.size(); ++b) weight_of[sample.index[b]] = sample.weight[b];
+  ASSERT_EQ(weight_of.size(), 4U);
+  for (const auto& [i, w] : weight_of)
+    EXPECT_NEAR(w, std::pow((i + 1) / 1.0, -0.5), 1e-5) << "item " << i;  // (p_i / p_min)^-beta
+  // The next record takes the highest priority seen so far.
+  buffer.add(record_of(0, 1));
+  EXPECT_NEAR(buffer.priority(0), 4.0, 1e-5);
+}
+
+struct System {
+  Scenario scenario;
+  std::shared_ptr<const SystemModel> model;
+  std::unique_ptr<Featurizer> featurizer;
+  std::unique_ptr<DrlLayout> layout;
+  explicit System(Scenario s, std::size_t horizon = 3) : scenario(std::move(s)), model(scenario.model) {
+    featurizer = std::make_unique<Featurizer>(model, scenario.test->mapping, horizon);
+    layout = std::make_unique<DrlLayout>(model, *featurizer);
+  }
+};
+
+TEST(DrlLayout, ATeachersPlanSurvivesTheRoundTripThroughActions) {
+  System system(test::abilene_scenario(200));
+  const SystemModel& model = *system.model;
+  auto online = make_policy("online", {}, PolicyContext(system.model, system.scenario.test->mapping));
+  ScalerEnvironment env(system.model, system.scenario.test, place_chains(model.topology(), 1, Placement::ingress));
+  env.reset(EpisodeSpec{0, 100, 30});
+  ActionDecoder decoder(system.model, DecoderSettings{});
+  const DrlLayout& layout = *system.layout;
+  std::vector<float> actions(layout.actions()), instances(model.pool_index().pools()), logits(instances.size());
+  std::size_t pools = 0, same = 0;
+  while (!env.done()) {
+    const Forecast forecast = persistence_forecast(env.observation(), 1);
+    const Plan plan = online->decide(env.observation(), forecast);
+    layout.from_plan(plan, env.observation(), forecast, actions);
+    for (float a : actions) ASSERT_TRUE(a >= -1 && a <= 1);
+    layout.to_decoder(actions, env.observation(), forecast, instances, logits);
+    const Plan back = decoder.decode(instances, logits);
+    std::map<std::size_t, std::int32_t> want, got;
+    for (const PoolPlan& p : plan.pools)
+      if (p.instances > 0) want[model.pool_index()(p.chain, p.hop, p.site)] = p.instances;
+    for (const PoolPlan& p : back.pools)
+      if (p.instances > 0) got[model.pool_index()(p.chain, p.hop, p.site)] = p.instances;
+    for (const auto& [pool, n] : want) {
+      ++pools;
+      same += got.count(pool) && got[pool] == n;
+      if (!(got.count(pool) && got[pool] == n) && std::getenv("DRL_DEBUG"))
+        std::printf("pool %zu chain %zu: want %d got %d, need %.3f, online pools of hop %zu\n", pool,
+                    pool / model.sites(), n, got.count(pool) ? got[pool] : -1,
+                    forecast.mean(pool / model.sites(), 0) / model.service_rate_pps(pool / model.sites()),
+                    std::count_if(plan.pools.begin(), plan.pools.end(), [&](const PoolPlan& p) { return p.chain == pool / model.sites() && p.instances > 0; }));
+    }
+    env.step(plan);
+  }
+  // Online's plans express as actions: nearly every pool decodes to its instances
+  // (a pool more than 8x its share of the forecast cannot).
+  EXPECT_GT(same, pools * 99 / 100) << same << " of " << pools << " pools";
+}
+
+
+// A batch of random chain samples for `shape`, as the replay would give.
+TransitionBatch random_batch(const DrlLayout& layout, std::size_t samples, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<float> normal;
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  const TransitionLayout transitions(layout.chain_begin(), layout.pool_features(), layout.global_features());
+  ReplaySettings settings;
+  settings.capacity = 8;
+  ReplayBuffer buffer(transitions.floats(), settings, layout.chains());
+  std::vector<float> record(transitions.floats());
+  for (int r = 0; r < 8; ++r) {
+    for (float& x : record) x = normal(random);
+    for (std::size_t a = 0; a < layout.actions(); ++a)  // the actions part starts after the rows and globals
+      record[layout.pools() * layout.pool_features() + layout.global_features() + a] = uniform(random);
+    buffer.add(record);
+  }
+  ReplaySample sample;
+  buffer.sample(samples, 0.4, random, sample);
+  TransitionBatch batch;
+  transitions.gather(buffer, sample, batch);
+  return batch;
+}
+
+TEST(Td3Agent, OneNetworkActsOnTopologiesOfAnySizeAndChainCount) {
+  const std::vector<std::shared_ptr<const SystemModel>> models{
+      test::abilene_scenario(200).model, test::ring_chains_model("topologies/data/b4.yaml", 3),
+      test::ring_chains_model("topologies/data/geant2009.yaml", 5)};
+  const std::string path = testing::TempDir() + "drl_shapes.pt";
+  std::set<std::size_t> pools;
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    const Featurizer featurizer(models[m], TraceMapping{}, 3);
+    const DrlLayout layout(models[m], featurizer);
+    pools.insert(layout.pools());
+    std::unique_ptr<Td3Agent> agent;
+    if (m == 0) {
+      agent = std::make_unique<Td3Agent>(agent_shape(layout), AgentSettings{}, 1);
+      agent->save(path, {});
+    } else {
+      CheckpointExtras none;
+      agent = Td3Agent::load(path, agent_shape(layout), none);  // Abilene's weights, another system
+    }
+    const std::size_t states = 2;
+    std::vector<float> rows(states * layout.pools() * layout.pool_features(), 0.5F), global(states * layout.global_features(), 0.1F);
+    std::vector<float> actions(states * layout.actions()), values(states);
+    agent->act(rows, global, states, actions, values);
+    for (float a : actions) ASSERT_TRUE(a >= -1 && a <= 1);
+    for (float v : values) ASSERT_TRUE(std::isfinite(v));
+    const UpdateStats stats = agent->update(random_batch(layout, 16, m));
+    EXPECT_EQ(stats.td_error.size(), 16U);
+    EXPECT_TRUE(std::isfinite(stats.critic_loss));
+    EXPECT_THROW(agent->act(rows, global, states + 1, actions), std::invalid_argument);
+  }
+  EXPECT_EQ(pools.size(), 3U) << "three systems of different sizes";
+  // Another horizon means other features: a clear error, not garbage.
+  const Featurizer other(models[1], TraceMapping{}, 5);
+  const DrlLayout layout(models[1], other);
+  CheckpointExtras none;
+  EXPECT_THROW(Td3Agent::load(path, agent_shape(layout), none), std::runtime_error);
+  EXPECT_THROW(Td3Agent::load(testing::TempDir() + "no_such.pt", agent_shape(layout), none), std::runtime_error);
+}
+
+TEST(Td3Agent, CheckpointRoundTripIsBitIdentical) {
+  System system(test::abilene_scenario(200));
+  const DrlLayout& layout = *system.layout;
+  Td3Agent agent(agent_shape(layout), AgentSettings{}, 5);
+  FeatureStatistics pool_stats(layout.pool_features()), global_stats(layout.global_features());
+  const TransitionBatch batch = random_batch(layout, 32, 9);
+  pool_stats.add(batch.pool);
+  global_stats.add(batch.global);
+  agent.set_statistics(pool_stats, global_stats);
+  for (int u = 0; u < 4; ++u) agent.update(batch);  // optimiser state and targets that differ from the networks
+  const std::string path = testing::TempDir() + "drl_round_trip.pt";
+  agent.save(path, {{{"note", "kept"}}, {{"numbers", {1.5, 2.5}}}});
+  CheckpointExtras wanted{{{"note", ""}}, {{"numbers", {}}}};
+  const auto loaded = Td3Agent::load(path, agent_shape(layout), wanted);
+  EXPECT_EQ(wanted.text[0].second, "kept");
+  EXPECT_EQ(wanted.numbers[0].second, (std::vector<double>{1.5, 2.5}));
+  EXPECT_EQ(loaded->updates(), agent.updates());
+  EXPECT_EQ(loaded->parameters(), agent.parameters());  // bit for bit: networks and targets
+  EXPECT_EQ(loaded->pool_statistics().to_numbers(), agent.pool_statistics().to_numbers());
+  std::vector<float> rows(layout.pools() * layout.pool_features()), global(layout.global_features());
+  std::mt19937_64 random(2);
+  std::normal_distribution<float> normal;
+  for (float& x : rows) x = normal(random);
+  for (float& x : global) x = normal(random);
+  std::vector<float> a1(layout.actions()), a2(layout.actions());
+  agent.act(rows, global, 1, a1);
+  loaded->act(rows, global, 1, a2);
+  EXPECT_EQ(a1, a2);
+  // The optimiser came back too: one more identical update keeps them identical.
+  const TransitionBatch next = random_batch(layout, 32, 10);
+  Td3Agent& original = agent;
+  original.update(next);
+  loaded->update(next);
+  EXPECT_EQ(loaded->parameters(), original.parameters());
+}
+
+DrlTrainSettings tiny_training(std::uint64_t seed) {
+  DrlTrainSettings s;
+  s.envs = 2;
+  s.steps = 24;
+  s.episode_slots = 12;
+  s.validation_slots = 24;
+  s.validate_every = 0;
+  s.start_steps = 8;
+  s.imitation = true;
+  s.imitation_updates = 20;
+  s.batch = 16;
+  s.replay.capacity = 64;
+  s.agent.hidden = 16;
+  s.seed = seed;
+  return s;
+}
+
+TEST(DrlTrainer, TheSameSeedGivesTheSameRun) {
+  const Scenario scenario = test::abilene_scenario(200);
+  auto train = [&](std::uint64_t seed) {
+    DrlTrainer trainer(scenario.model, scenario.train, tiny_training(seed));
+    trainer.run();
+    return std::make_pair(trainer.agent().parameters(), trainer.curve().back().validation_cost);
+  };
+  const auto first = train(3), again = train(3), other = train(4);
+  EXPECT_EQ(first.first, again.first);
+  EXPECT_EQ(first.second, again.second);
+  EXPECT_NE(first.first, other.first);
+}
+
+}  // namespace
+}  // namespace nfv
