@@ -9,11 +9,14 @@
 //     the train rows, or a checkpoint) and the oracle (the true next slots),
 //     on the same slots: cost, violations, and the share of the
 //     persistence-to-oracle gap each forecast closes;
-//  3. decision time per slot (p50, p99) of every run.
+//  3. with --drl FILE: the DRL policy of an nfv-train drl checkpoint, alone
+//     and guarded by online, with the forecast it trained with, next to
+//     online fed by that same forecast;
+//  4. decision time per slot (p50, p99) of every run.
 // Every forecaster first learns the last week of the train rows.
 //
 //   policy_costs [scenario options] [--online KEY=VALUE ...] [--policies LIST] [--forecasts LIST]
-//                [--rnn FILE | --rnn-epochs N] [--no-bound]
+//                [--rnn FILE | --rnn-epochs N] [--drl FILE] [--no-bound]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +25,7 @@
 #include <sstream>
 #include <string>
 
+#include "drl_policy.h"
 #include "episode.h"
 #include "offline_optimum.h"
 #include "option_values.h"
@@ -42,6 +46,8 @@ the runs:
   --forecasts LIST       of persistence, ewma, holt_winters, rnn, oracle (default all)
   --rnn FILE             the RNN's checkpoint (default: train one on the train rows)
   --rnn-epochs N         at most N epochs for that (default 12)
+  --drl FILE             also the DRL policy of this checkpoint (nfv-train drl),
+                         alone and guarded by online, with its own forecast
   --no-bound             skip the offline optimum's lower bound
 )";
 
@@ -80,7 +86,7 @@ int main(int argc, char** argv) {
   nfv::PolicyParams online_params;
   std::vector<std::string> policies{"static", "threshold", "online"};
   std::vector<std::string> forecasts{"persistence", "ewma", "holt_winters", "rnn", "oracle"};
-  std::string rnn_checkpoint;
+  std::string rnn_checkpoint, drl_checkpoint;
   std::size_t rnn_epochs = 12;
   bool bound_wanted = true;
   try {
@@ -101,6 +107,7 @@ int main(int argc, char** argv) {
       else if (option == "--policies") policies = nfv::option_list(value);
       else if (option == "--forecasts") forecasts = nfv::option_list(value);
       else if (option == "--rnn") rnn_checkpoint = value;
+      else if (option == "--drl") drl_checkpoint = value;
       else if (option == "--rnn-epochs") rnn_epochs = nfv::option_count(option, value);
       else throw std::invalid_argument("unknown option '" + option + "' (--help)");
     }
@@ -114,9 +121,9 @@ int main(int argc, char** argv) {
     const nfv::Plan start = nfv::place_chains(topology, 1, nfv::Placement::ingress);
     std::vector<Row> rows, forecast_rows;
     const auto run = [&](std::vector<Row>& into, const std::string& label, std::unique_ptr<nfv::Policy> policy,
-                         const nfv::Plan& first, const nfv::ForecastSpec& forecast) {
+                         const nfv::Plan& first, const nfv::ForecastSpec& forecast, std::size_t horizon = 1) {
       const auto begun = std::chrono::steady_clock::now();
-      into.push_back({label, nfv::simulate(model, arrivals, std::move(policy), first, forecast, 1, {}, history, week)});
+      into.push_back({label, nfv::simulate(model, arrivals, std::move(policy), first, forecast, horizon, {}, history, week)});
       std::printf("  %-22s ran in %.1f s\n", label.c_str(),
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
       std::fflush(stdout);
@@ -177,6 +184,22 @@ int main(int argc, char** argv) {
         spec.params["checkpoint"] = checkpoint;
       }
       run(forecast_rows, label, nfv::make_policy("online", online_params, {model, arrivals->mapping}), start, spec);
+    }
+
+    // 3. The DRL policy, with the forecast and horizon it trained with.
+    if (!drl_checkpoint.empty()) {
+      nfv::GuardSettings none;
+      none.policy = "none";
+      auto alone = nfv::load_drl_policy(drl_checkpoint, {model, arrivals->mapping}, none);
+      const nfv::DrlServing serving = alone->serving();
+      const nfv::ForecastSpec spec = nfv::parse_forecast_spec(serving.forecast);
+      run(rows, "drl", std::move(alone), start, spec, serving.horizon);
+      nfv::GuardSettings guard;
+      guard.params = online_params;
+      run(rows, "drl + guard", nfv::load_drl_policy(drl_checkpoint, {model, arrivals->mapping}, guard), start, spec,
+          serving.horizon);
+      run(rows, "online + " + serving.forecast, nfv::make_policy("online", online_params, {model, arrivals->mapping}),
+          start, spec, serving.horizon);
     }
 
     double bound = 0;

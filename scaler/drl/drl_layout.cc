@@ -1,6 +1,7 @@
 #include "drl_layout.h"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -23,9 +24,19 @@ DrlLayout::DrlLayout(std::shared_ptr<const SystemModel> model, const Featurizer&
     for (std::size_t h = 0; h < model_->topology().chains[c].vnfs.size(); ++h) {
       const std::size_t g = index.hop_number(c, h);
       group_begin_[g] = pool_.size();
-      for (std::size_t s = 0; s < index.sites(); ++s) {
+      // The candidate sites nearest the chain's route (the smallest detour), at most sites_per_hop of them.
+      const Chain& route = model_->topology().chains[c];
+      std::vector<std::pair<double, std::size_t>> near;
+      for (std::size_t s = 0; s < index.sites(); ++s)
+        if (candidate[index(c, h, s)])
+          near.emplace_back(model_->route_delay_ms(route.ingress, s) + model_->route_delay_ms(s, route.egress), s);
+      std::sort(near.begin(), near.end());
+      if (scale_.sites_per_hop > 0 && near.size() > scale_.sites_per_hop) near.resize(scale_.sites_per_hop);
+      std::vector<std::size_t> sites;
+      for (const auto& [detour, s] : near) sites.push_back(s);
+      std::sort(sites.begin(), sites.end());
+      for (std::size_t s : sites) {
         const std::size_t p = index(c, h, s);
-        if (!candidate[p]) continue;
         pool_.push_back(p);
         chain_.push_back(static_cast<std::int64_t>(c));
         group_.push_back(g);

@@ -1,6 +1,7 @@
 // How the DRL agent sees one system and acts on it. The agent works on the
-// candidate pools alone (a chain's hops at the sites within its SLA), each a
-// row of the featurizer's features, grouped by chain. Its two outputs per
+// candidate pools alone (a chain's hops at the sites within its SLA, the
+// `sites_per_hop` nearest its route), each a row of the featurizer's
+// features, grouped by chain. Its two outputs per
 // pool, both in [-1, 1], mean:
 //   scale a: instances = (headroom x need + floor) x share x exp(kappa a),
 //            where need is the forecast rate of the chain over the hop's
@@ -33,6 +34,8 @@ struct ActionScale {
   double logit_range = 4;
   double need_floor = 0.3;            // instances
   double headroom = 1.1;              // the base plan's instances per instance of forecast need
+  std::size_t sites_per_hop = 4;      // candidate sites per hop: those nearest the chain's route (0: all)
+  bool learn_split = false;           // false: the split follows the prior alone and b is ignored
 };
 
 class DrlLayout {
@@ -66,7 +69,9 @@ class DrlLayout {
 
  private:
   double need(std::size_t k, const Observation& observation, const Forecast& forecast) const;
-  double logit(std::size_t k, float b) const { return scale_.logit_range * (b + prior_[k]); }
+  double logit(std::size_t k, float b) const {
+    return scale_.logit_range * ((scale_.learn_split ? b : 0.0F) + prior_[k]);
+  }
 
   std::shared_ptr<const SystemModel> model_;
   ActionScale scale_;

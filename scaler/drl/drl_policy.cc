@@ -143,7 +143,7 @@ std::unique_ptr<DrlPolicy> load_drl_policy(const std::string& checkpoint, const 
   // The serving settings first: the horizon sizes the features the agent's shape needs.
   Td3Agent::read_extras(checkpoint, wanted);
   const std::vector<double>& numbers = wanted.numbers[0].second;
-  if (numbers.size() != 7) throw std::runtime_error(checkpoint + ": serving settings of the wrong size");
+  if (numbers.size() != 9) throw std::runtime_error(checkpoint + ": serving settings of the wrong size");
   DrlServing serving;
   serving.horizon = static_cast<std::size_t>(numbers[0]);
   serving.scale.kappa = numbers[1];
@@ -152,6 +152,8 @@ std::unique_ptr<DrlPolicy> load_drl_policy(const std::string& checkpoint, const 
   serving.reward_scale = numbers[4];
   serving.scale.need_floor = numbers[5];
   serving.scale.headroom = numbers[6];
+  serving.scale.sites_per_hop = static_cast<std::size_t>(numbers[7]);
+  serving.scale.learn_split = numbers[8] != 0;
   serving.forecast = wanted.text[0].second;
   const Featurizer featurizer(context.model, context.mapping, serving.horizon);
   const DrlLayout layout(context.model, featurizer, serving.scale);

@@ -367,7 +367,8 @@ void DrlTrainer::save(const std::string& path) const {
   extras.numbers = {
       {"serving", {static_cast<double>(serving.horizon), serving.scale.kappa, serving.scale.logit_range,
                    static_cast<double>(serving.max_instances_per_pool), serving.reward_scale, serving.scale.need_floor,
-                   serving.scale.headroom}},
+                   serving.scale.headroom, static_cast<double>(serving.scale.sites_per_hop),
+                   serving.scale.learn_split ? 1.0 : 0.0}},
       {"counters", {static_cast<double>(step_), static_cast<double>(episodes_), seconds_before_,
                     static_cast<double>(best_validation_), online_cost_}},
       {"curve", curve},
@@ -382,7 +383,7 @@ void DrlTrainer::resume(const std::string& checkpoint) {
   wanted.numbers = {{"serving", {}}, {"counters", {}}, {"curve", {}}};
   auto agent = Td3Agent::load(checkpoint, agent_shape(state_->layout), wanted, /*optimizer=*/true, settings_.agent.device);
   const std::vector<double>& serving = wanted.numbers[0].second;
-  if (serving.size() != 7 || static_cast<std::size_t>(serving[0]) != settings_.horizon)
+  if (serving.size() != 9 || static_cast<std::size_t>(serving[0]) != settings_.horizon)
     throw std::runtime_error(checkpoint + ": trained with another horizon or serving layout");
   const std::vector<double>& counters = wanted.numbers[1].second;
   const std::vector<double>& curve = wanted.numbers[2].second;

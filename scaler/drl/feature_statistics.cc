@@ -9,7 +9,12 @@
 namespace nfv {
 
 namespace {
-constexpr double kMinStd = 1e-3;
+// The features are already of order one (log1p rates, shares, relative
+// prices): a column that barely moved while the statistics were taken
+// (drops, queues in a calm start) must not blow up when it moves later.
+constexpr double kMinStd = 0.1;
+// Inputs beyond this many standard deviations are clipped.
+constexpr double kMaxZ = 10;
 }
 
 FeatureStatistics::FeatureStatistics(std::size_t columns)
@@ -49,7 +54,7 @@ void FeatureStatistics::normalize(std::span<float> rows) const {
   const std::vector<double> s = stddev();
   for (std::size_t r = 0; r < rows.size() / n; ++r)
     for (std::size_t c = 0; c < n; ++c)
-      rows[r * n + c] = static_cast<float>((rows[r * n + c] - mean_[c]) / s[c]);
+      rows[r * n + c] = static_cast<float>(std::clamp((rows[r * n + c] - mean_[c]) / s[c], -kMaxZ, kMaxZ));
 }
 
 std::size_t FeatureStatistics::out_of_range(std::span<const float> rows, double slack, double floor) const {

@@ -21,7 +21,8 @@ class FeatureStatistics {
 
   // Adds rows of columns() floats each (Welford's update, in double).
   void add(std::span<const float> rows);
-  // (x - mean) / std in place, std floored so a constant column maps to 0.
+  // (x - mean) / std in place, std floored at 0.1 (the features are of
+  // order one) and the result clipped to [-10, 10].
   void normalize(std::span<float> rows) const;
   // Columns of `rows` outside [min - slack x range, max + slack x range]
   // (range = max - min, at least `floor`); 0 when none.

@@ -196,6 +196,29 @@ void Td3Agent::act(std::span<const float> pool, std::span<const float> global, s
   }
 }
 
+void Td3Agent::evaluate(std::span<const float> pool, std::span<const float> global, std::size_t states,
+                        std::span<const float> actions, std::span<float> values) const {
+  const auto S = static_cast<std::int64_t>(states), P = static_cast<std::int64_t>(shape_.pools);
+  const auto F = static_cast<std::int64_t>(shape_.pool_features), G = static_cast<std::int64_t>(shape_.global_features);
+  const auto C = static_cast<std::int64_t>(shape_.chains);
+  if (pool.size() != static_cast<std::size_t>(S * P * F) || global.size() != static_cast<std::size_t>(S * G) ||
+      actions.size() != static_cast<std::size_t>(S * P * 2) || values.size() != states)
+    throw std::invalid_argument("DRL agent: evaluate() inputs or outputs of the wrong size");
+  torch::NoGradGuard no_grad;
+  Nets& n = *nets_;
+  const std::int64_t W = n.width;
+  auto as_chains = [&](const torch::Tensor& per_pool, std::int64_t columns) {
+    return torch::cat({per_pool, torch::zeros({S, 1, columns}, torch::kFloat32).to(n.device)}, 1)
+        .index_select(1, n.pad_index)
+        .view({S * C, W, columns});
+  };
+  const torch::Tensor x = as_chains(input(pool, pool_stats_, {S, P, F}, n.device), F);
+  const torch::Tensor a = as_chains(plain(actions, {S, P, 2}, n.device), 2);
+  const torch::Tensor g = input(global, global_stats_, {S, G}, n.device).repeat_interleave(C, 0);
+  const torch::Tensor q = n.critic1->forward(x, g, a, n.chain_mask.repeat({S, 1})).view({S, C}).sum(1).to(torch::kCPU).contiguous();
+  std::copy_n(q.data_ptr<float>(), values.size(), values.begin());
+}
+
 UpdateStats Td3Agent::update(const TransitionBatch& batch, bool actor) {
   Nets& n = *nets_;
   const BatchTensors t = batch_tensors(batch, shape_, pool_stats_, global_stats_, n.device);
@@ -241,7 +264,16 @@ UpdateStats Td3Agent::update(const TransitionBatch& batch, bool actor) {
     soft_update(*n.critic1_target, *n.critic1, settings_.tau);
     soft_update(*n.critic2_target, *n.critic2, settings_.tau);
   } else if (updates_ % settings_.policy_delay == 0) {
-    const torch::Tensor actor_loss = -n.critic1->forward(s, g, n.actor->forward(s, g, mask), mask).mean();
+    const torch::Tensor pi = n.actor->forward(s, g, mask);
+    const torch::Tensor q = n.critic1->forward(s, g, pi, mask);
+    torch::Tensor actor_loss;
+    if (settings_.bc_alpha > 0) {
+      const torch::Tensor lambda = settings_.bc_alpha / q.abs().mean().detach().clamp_min(1e-6);
+      const torch::Tensor bc = ((pi - a).pow(2) * mask.unsqueeze(-1)).sum() / (2 * mask.sum()).clamp_min(1.0);
+      actor_loss = -lambda * q.mean() + bc;
+    } else {
+      actor_loss = -q.mean();
+    }
     n.actor_optimizer.zero_grad();
     actor_loss.backward();
     torch::nn::utils::clip_grad_norm_(n.actor->parameters(), 10.0);
@@ -284,7 +316,7 @@ void Td3Agent::save(const std::string& path, const CheckpointExtras& extras) con
   const AgentSettings& a = settings_;
   archive.write("settings", numbers_tensor({double(shape_.pool_features), double(shape_.global_features), double(a.hidden),
                                             a.gamma, a.actor_lr, a.critic_lr, a.tau, double(a.policy_delay),
-                                            a.target_noise, a.noise_clip, double(seed_), double(updates_)}));
+                                            a.target_noise, a.noise_clip, double(seed_), double(updates_), a.bc_alpha}));
   archive.write("pool_statistics", numbers_tensor(pool_stats_.to_numbers()));
   archive.write("global_statistics", numbers_tensor(global_stats_.to_numbers()));
   for (const auto& [key, value] : extras.text) archive.write("text." + key, c10::IValue(value));
@@ -304,7 +336,7 @@ std::unique_ptr<Td3Agent> Td3Agent::load(const std::string& path, AgentShape sha
     torch::Tensor settings_tensor;
     archive.read("settings", settings_tensor);
     const std::vector<double> v = tensor_numbers(settings_tensor);
-    if (v.size() != 12) throw std::runtime_error("settings hold " + std::to_string(v.size()) + " numbers, expected 12");
+    if (v.size() != 13) throw std::runtime_error("settings hold " + std::to_string(v.size()) + " numbers, expected 13");
     if (static_cast<std::size_t>(v[0]) != shape.pool_features || static_cast<std::size_t>(v[1]) != shape.global_features)
       throw std::runtime_error("trained on " + std::to_string(static_cast<std::size_t>(v[0])) + " pool and " +
                                std::to_string(static_cast<std::size_t>(v[1])) + " global features; this system has " +
@@ -319,6 +351,7 @@ std::unique_ptr<Td3Agent> Td3Agent::load(const std::string& path, AgentShape sha
     a.policy_delay = static_cast<std::size_t>(v[7]);
     a.target_noise = v[8];
     a.noise_clip = v[9];
+    a.bc_alpha = v[12];
     if (!device.empty()) a.device = device;
     auto agent = std::make_unique<Td3Agent>(std::move(shape), a, static_cast<std::uint64_t>(v[10]));
     agent->updates_ = static_cast<std::uint64_t>(v[11]);

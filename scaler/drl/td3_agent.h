@@ -40,6 +40,10 @@ struct AgentSettings {
   std::size_t policy_delay = 2; // critic updates per actor update
   double target_noise = 0.2;    // std of the target action's smoothing noise
   double noise_clip = 0.5;
+  // TD3+BC (Fujimoto & Gu, 2021): the actor maximises lambda Q - (a - a_replay)^2,
+  // lambda = bc_alpha / mean |Q|, so it moves away from what was tried only
+  // where the critic is sure; 0 = plain TD3.
+  double bc_alpha = 2.5;
   std::string device = "cpu";   // cpu | cuda
 };
 
@@ -74,6 +78,9 @@ class Td3Agent {
   // value of them per state, summed over chains (reward units).
   void act(std::span<const float> pool, std::span<const float> global, std::size_t states, std::span<float> actions,
            std::span<float> values = {}) const;
+  // The critic's value (summed over chains) of given actions in given states.
+  void evaluate(std::span<const float> pool, std::span<const float> global, std::size_t states,
+                std::span<const float> actions, std::span<float> values) const;
   // One TD3 step on a batch of chain samples: the critics every call, the actor and the
   // targets every policy_delay-th call (`actor` false: the critics and
   // their targets only, e.g. to fit the critics to a cloned actor first).

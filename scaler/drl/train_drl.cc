@@ -3,6 +3,7 @@
 // and writes the checkpoint nfv-scaler and nfv-sim serve with
 // `--policy drl --param checkpoint=FILE`, with the training curve as CSV
 // and SVG.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +36,10 @@ training:
                          days of trace steps, at most a quarter of the rows)
   --validate-every N     slots between validations (default 250)
   --horizon N            forecast steps in the features (default 3)
+  --learn-split          the agent also learns each hop's split over its sites
+                         (default: the cheapest site within the SLA takes it)
+  --sites-per-hop N      candidate sites per hop, those nearest the chain's
+                         route among the sites within its SLA (default 4; 0: all)
   --forecast MODEL[:K=V] what the agent plans with (default ewma:alpha=0.5;
                          e.g. rnn:checkpoint=gru.pt); serve with the same
   --arrival-noise X      log-normal noise on the training rates (default 0.1)
@@ -54,6 +59,8 @@ training:
   --gamma X              discount per slot (default 0.9)
   --actor-lr X           (default 0.0003)   --critic-lr X  (default 0.001)
   --tau X                target-network averaging (default 0.01)
+  --bc-alpha X           TD3+BC: the actor keeps near the replayed actions
+                         unless the critic is sure (default 2.5; 0: plain TD3)
   --device cpu|cuda      where the networks train (default cpu)
   --seed N               (default 1)
   --threads N            LibTorch threads (default 1: deterministic)
@@ -106,6 +113,10 @@ Options parse_options(int argc, char** argv) {
       o.settings.replay.prioritized = false;
       continue;
     }
+    if (option == "--learn-split") {
+      o.settings.scale.learn_split = true;
+      continue;
+    }
     if (option == "--resume") {
       o.resume = true;
       continue;
@@ -124,6 +135,7 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--validation") s.validation_slots = positive(option, value);
     else if (option == "--validate-every") s.validate_every = nfv::option_count(option, value);
     else if (option == "--horizon") s.horizon = positive(option, value);
+    else if (option == "--sites-per-hop") s.scale.sites_per_hop = nfv::option_count(option, value);
     else if (option == "--forecast") s.forecast = nfv::parse_forecast_spec(value);
     else if (option == "--arrival-noise") s.arrival_noise = nfv::option_number(option, value);
     else if (option == "--start") s.start_steps = nfv::option_count(option, value);
@@ -140,6 +152,7 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--actor-lr") s.agent.actor_lr = positive_number(option, value);
     else if (option == "--critic-lr") s.agent.critic_lr = positive_number(option, value);
     else if (option == "--tau") s.agent.tau = positive_number(option, value);
+    else if (option == "--bc-alpha") s.agent.bc_alpha = nfv::option_number(option, value);
     else if (option == "--device") s.agent.device = value;
     else if (option == "--seed") s.seed = nfv::option_count(option, value);
     else if (option == "--threads") o.threads = static_cast<int>(positive(option, value));
@@ -193,8 +206,13 @@ int run(const Options& o) {
               s.envs, s.steps, trainer.episode_slots(), trainer.validation_slots(),
               nfv::forecast_spec_text(s.forecast).c_str(), s.horizon, static_cast<unsigned long long>(s.seed),
               s.agent.device.c_str());
-  std::printf("agent       TD3, hidden %zu, gamma %g, batch %zu, %s replay of %zu, imitation %zu updates\n",
-              s.agent.hidden, s.agent.gamma, s.batch, s.replay.prioritized ? "prioritized" : "uniform",
+  const nfv::AgentShape& shape = trainer.agent().shape();
+  std::size_t widest = 0;
+  for (std::size_t c = 0; c < shape.chains; ++c) widest = std::max(widest, shape.chain_begin[c + 1] - shape.chain_begin[c]);
+  std::printf("pools       %zu candidate pools (within the SLA) of %zu chains, at most %zu per chain; %zu + %zu features\n",
+              shape.pools, shape.chains, widest, shape.pool_features, shape.global_features);
+  std::printf("agent       TD3%s, hidden %zu, gamma %g, batch %zu, %s replay of %zu, imitation %zu updates\n",
+              s.agent.bc_alpha > 0 ? "+BC" : "", s.agent.hidden, s.agent.gamma, s.batch, s.replay.prioritized ? "prioritized" : "uniform",
               s.replay.capacity, s.imitation ? s.imitation_updates : 0);
 
   nfv::ProgressBar bar("train", !o.quiet);
