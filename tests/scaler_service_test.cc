@@ -3,7 +3,8 @@
 // and costs that add up; shadow mode decides without applying; a failing
 // policy leaves the last good plan in force, never zero; per-site limits
 // hold; a policy switch through the control API takes effect at the next
-// slot; a restarted scaler resumes from its journal exactly where an
+// slot, drl (with its guard) included and switched live both ways; a
+// restarted scaler resumes from its journal exactly where an
 // uninterrupted run would be; config mistakes name the field.
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <thread>
 
+#include "drl_trainer.h"
 #include "journal.h"
 #include "scaler_service.h"
 
@@ -151,6 +153,76 @@ TEST(ScalerService, APolicySwitchTakesEffectAtTheNextSlot) {
   EXPECT_LE(first_threshold, asked_at + 1);
   EXPECT_NE(entries[first_threshold].reason().find("policy switched from online to threshold"), std::string::npos);
   for (const auto& e : entries) EXPECT_EQ(e.policy().name(), e.slot() < first_threshold ? "online" : "threshold");
+}
+
+// A small drl checkpoint trained on the service's own system, served with
+// the online guard, switched to online and back through the control API:
+// the journal holds each drl slot's action, value and guard decision.
+TEST(ScalerService, DrlServesWithItsGuardAndSwitchesLiveWithOnline) {
+  const std::string dir = temp_dir();
+  std::string trace = "# units: pkt/s\n# step_seconds: 300\nslot,video,calls\n";
+  for (int t = 0; t < 96; ++t) {
+    const double day = std::sin(2 * M_PI * t / 24.0);
+    trace += std::to_string(t) + "," + std::to_string(static_cast<int>(1.2e6 + 0.9e6 * day)) + "," +
+             std::to_string(static_cast<int>(6e5 + 4e5 * day)) + "\n";
+  }
+  write(dir + "/trace.csv", trace);
+  const std::string head = "name: test\ntopology: " NFV_SOURCE_ROOT "/topologies/data/demo3.yaml\nbackend: sim\n"
+                           "trace: {csv: " + dir + "/trace.csv}\njournal: " + dir + "/journal.jsonl\n";
+  write(dir + "/train.yaml", head + "policy: {name: online}\n");
+  const ScalerSetup training = load_scaler_setup(dir + "/train.yaml");
+  DrlTrainSettings settings;
+  settings.envs = 2;
+  settings.steps = 40;
+  settings.episode_slots = 12;
+  settings.validation_slots = 24;
+  settings.validate_every = 0;
+  settings.start_steps = 12;
+  settings.forecast = ForecastSpec{"persistence", {}};
+  settings.horizon = 1;
+  settings.agent.hidden = 16;
+  settings.out = dir + "/drl.pt";
+  DrlTrainer trainer(training.model, training.arrivals, settings);
+  trainer.run();
+
+  write(dir + "/scaler.yaml", head + "policy: {name: drl, params: {checkpoint: " + settings.out +
+                                  ", guard: online}}\nslots: 24\nrealtime: true\nslot_seconds: 0.2\ncontrol: {token: t}\n");
+  ScalerService service(load_scaler_setup(dir + "/scaler.yaml"));
+  std::atomic<bool> stop{false};
+  std::thread loop([&] { service.run(stop); });
+  auto wait_for_slot = [&](std::uint64_t slot) {
+    for (int i = 0; i < 3000 && service.next_slot() < slot; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_GE(service.next_slot(), slot) << "the scaler did not reach slot " << slot << " in 30 s";
+  };
+  control::Request to_online, to_drl;
+  to_online.mutable_set_policy()->set_name("online");
+  to_drl.mutable_set_policy()->set_name("drl");
+  (*to_drl.mutable_set_policy()->mutable_params())["checkpoint"] = settings.out;
+  wait_for_slot(6);
+  ASSERT_TRUE(service.handle(to_online).ok());
+  wait_for_slot(12);
+  ASSERT_TRUE(service.handle(to_drl).ok());
+  loop.join();
+  EXPECT_NE(service.metrics().find("nfv_scaler_guard_fallbacks_total"), std::string::npos);
+  const auto entries = Journal::read(dir + "/journal.jsonl");
+  ASSERT_EQ(entries.size(), 24u);
+  std::vector<std::string> sequence;
+  std::size_t learned = 0;
+  for (const auto& e : entries) {
+    if (sequence.empty() || sequence.back() != e.policy().name()) sequence.push_back(e.policy().name());
+    if (e.policy().name() != "drl" || e.slot() == 0) {
+      EXPECT_FALSE(e.has_learned()) << "slot " << e.slot();
+      continue;
+    }
+    ASSERT_TRUE(e.has_learned()) << "slot " << e.slot();
+    ++learned;
+    EXPECT_TRUE(e.learned().guard() == "agent" || e.learned().guard() == "online") << e.learned().guard();
+    EXPECT_EQ(e.learned().guard() == "online", !e.learned().guard_reason().empty());
+    EXPECT_GT(e.learned().actions_size(), 0);
+    EXPECT_TRUE(std::isfinite(e.learned().value()));
+  }
+  EXPECT_EQ(sequence, (std::vector<std::string>{"drl", "online", "drl"}));
+  EXPECT_GT(learned, 12u);
 }
 
 TEST(ScalerService, ARestartedScalerResumesFromItsJournal) {
