@@ -211,7 +211,7 @@ TEST(Td3Agent, OneNetworkActsOnTopologiesOfAnySizeAndChainCount) {
     }
     const std::size_t states = 2;
     std::vector<float> rows(states * layout.pools() * layout.pool_features(), 0.5F), global(states * layout.global_features(), 0.1F);
-    std::vector<float> actions(states * layout.actions()), values(states);
+    std::vector<float> actions(states * layout.actions()), values(states * layout.chains());
     agent->act(rows, global, states, actions, values);
     for (float a : actions) ASSERT_TRUE(a >= -1 && a <= 1);
     for (float v : values) ASSERT_TRUE(std::isfinite(v));

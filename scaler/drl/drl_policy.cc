@@ -65,6 +65,7 @@ DrlPolicy::DrlPolicy(const PolicyContext& context, std::shared_ptr<const Td3Agen
   actions_.resize(layout_.actions());
   instances_.resize(featurizer_.pools());
   logits_.resize(featurizer_.pools());
+  values_.resize(layout_.chains());
 }
 
 void DrlPolicy::reset() {
@@ -76,14 +77,20 @@ void DrlPolicy::reset() {
 Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast) {
   featurizer_.featurize(observation, forecast, all_rows_, global_);
   layout_.gather(all_rows_, rows_);
-  float value = 0;
-  agent_->act(rows_, global_, 1, actions_, std::span<float>(&value, 1));
+  agent_->act(rows_, global_, 1, actions_, values_);
+  // Each chain's value is in units of its size (drl_trainer.h): back to cost units, with its size now.
+  double value = 0;
+  for (std::size_t c = 0; c < values_.size(); ++c) {
+    const double size = 1.0 + DrlLayout::planned_rate(c, observation, forecast) /
+                                  model_->service_rate_pps(model_->pool_index().hop_number(c, 0));
+    value += values_[c] * size;
+  }
   layout_.to_decoder(actions_, observation, forecast, instances_, logits_);
   agent_plan_ = decoder_.decode(instances_, logits_);
 
   details_ = {};
   details_.present = true;
-  details_.value = -static_cast<double>(value) * serving_.reward_scale;
+  details_.value = -value * serving_.reward_scale;
   details_.actions.reserve(layout_.pools());
   const PoolIndex& index = model_->pool_index();
   for (std::size_t k = 0; k < layout_.pools(); ++k) {

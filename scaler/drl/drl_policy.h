@@ -68,7 +68,7 @@ class DrlPolicy final : public Policy {
   DrlLayout layout_;
   ActionDecoder decoder_;
   std::unique_ptr<Policy> guard_;
-  std::vector<float> all_rows_, rows_, global_, actions_, instances_, logits_;
+  std::vector<float> all_rows_, rows_, global_, actions_, instances_, logits_, values_;
   Plan agent_plan_;
   std::string explanation_;
   PolicyDetails details_;

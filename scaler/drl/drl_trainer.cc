@@ -86,6 +86,17 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
   learn_rows_ = std::make_shared<const ArrivalSchedule>(slot_range(*all_, 0, rows - validation));
   validation_ = std::make_shared<const ArrivalSchedule>(slot_range(*all_, rows - validation, rows));
 
+  // Each chain's rewards in units of its own size (1 + its mean rate in
+  // instances' worth): one critic then fits chains a thousand times apart,
+  // and a chain's best actions do not change, its reward being only scaled.
+  chain_scale_.assign(model_->chains(), 1.0);
+  for (std::size_t c = 0; c < model_->chains(); ++c) {
+    double mean = 0;
+    for (std::size_t t = 0; t < learn_rows_->slots(); ++t) mean += learn_rows_->slot(t)[c];
+    mean /= static_cast<double>(learn_rows_->slots());
+    const std::size_t first_hop = model_->pool_index().hop_number(c, 0);
+    chain_scale_[c] = 1.0 + mean / model_->service_rate_pps(first_hop);
+  }
   state_ = std::make_unique<State>(model_, *learn_rows_, s);
   State& st = *state_;
   agent_ = std::make_shared<Td3Agent>(agent_shape(st.layout), s.agent, s.seed);
@@ -186,7 +197,8 @@ void DrlTrainer::collect(bool teacher, bool explore) {
   const double scale = serving().reward_scale;
   for (std::size_t k = 0; k < K; ++k) {
     const std::vector<CostBreakdown>& chain_cost = (*st.envs)[k].last_slot().chain_cost;
-    for (std::size_t c = 0; c < C; ++c) st.reward[k * C + c] = static_cast<float>(-chain_cost[c].total() / scale);
+    for (std::size_t c = 0; c < C; ++c)
+      st.reward[k * C + c] = static_cast<float>(-chain_cost[c].total() / (scale * chain_scale_[c]));
     st.episode_cost[k] += results[k].cost.total();
   }
   featurize_all();

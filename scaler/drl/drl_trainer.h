@@ -121,6 +121,7 @@ class DrlTrainer {
   DrlTrainSettings settings_;
   std::shared_ptr<const ArrivalSchedule> all_, learn_rows_, validation_;
   std::size_t episode_slots_ = 0;
+  std::vector<double> chain_scale_;   // per chain: its reward unit (1 + its mean rate in instances' worth)
   std::shared_ptr<Td3Agent> agent_;
   std::unique_ptr<State> state_;
   std::vector<DrlCurvePoint> curve_;

@@ -176,7 +176,8 @@ void Td3Agent::act(std::span<const float> pool, std::span<const float> global, s
   const auto F = static_cast<std::int64_t>(shape_.pool_features), G = static_cast<std::int64_t>(shape_.global_features);
   const auto C = static_cast<std::int64_t>(shape_.chains);
   if (pool.size() != static_cast<std::size_t>(S * P * F) || global.size() != static_cast<std::size_t>(S * G) ||
-      actions.size() != static_cast<std::size_t>(S * P * 2) || (!values.empty() && values.size() != states))
+      actions.size() != static_cast<std::size_t>(S * P * 2) ||
+      (!values.empty() && values.size() != static_cast<std::size_t>(S * C)))
     throw std::invalid_argument("DRL agent: act() inputs or outputs of the wrong size");
   torch::NoGradGuard no_grad;
   Nets& n = *nets_;
@@ -191,7 +192,7 @@ void Td3Agent::act(std::span<const float> pool, std::span<const float> global, s
   const torch::Tensor out = a.view({S, C * W, 2}).index_select(1, n.valid_index).to(torch::kCPU).contiguous();
   std::copy_n(out.data_ptr<float>(), actions.size(), actions.begin());
   if (!values.empty()) {
-    const torch::Tensor q = n.critic1->forward(x, g, a, mask).view({S, C}).sum(1).to(torch::kCPU).contiguous();
+    const torch::Tensor q = n.critic1->forward(x, g, a, mask).to(torch::kCPU).contiguous();
     std::copy_n(q.data_ptr<float>(), values.size(), values.begin());
   }
 }
@@ -269,7 +270,8 @@ UpdateStats Td3Agent::update(const TransitionBatch& batch, bool actor) {
     torch::Tensor actor_loss;
     if (settings_.bc_alpha > 0) {
       const torch::Tensor lambda = settings_.bc_alpha / q.abs().mean().detach().clamp_min(1e-6);
-      const torch::Tensor bc = ((pi - a).pow(2) * mask.unsqueeze(-1)).sum() / (2 * mask.sum()).clamp_min(1.0);
+      // A chain's actions are one action vector: squared distances summed over its pools, averaged over chains.
+      const torch::Tensor bc = ((pi - a).pow(2) * mask.unsqueeze(-1)).sum() / static_cast<double>(B);
       actor_loss = -lambda * q.mean() + bc;
     } else {
       actor_loss = -q.mean();

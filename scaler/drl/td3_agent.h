@@ -75,7 +75,7 @@ class Td3Agent {
 
   // For `states` states of raw (unnormalised) rows: the actions (states x
   // pools x 2, in [-1, 1]) and, when `values` is not empty, the critic's
-  // value of them per state, summed over chains (reward units).
+  // value of them per state and chain (states x chains, reward units).
   void act(std::span<const float> pool, std::span<const float> global, std::size_t states, std::span<float> actions,
            std::span<float> values = {}) const;
   // The critic's value (summed over chains) of given actions in given states.
