@@ -93,13 +93,19 @@ void DrlLayout::to_decoder(std::span<const float> actions, const Observation& ob
     double top = -1e30, sum = 0;
     for (std::size_t k = begin; k < end; ++k) top = std::max(top, logit(k, actions[2 * k + 1]));
     for (std::size_t k = begin; k < end; ++k) sum += std::exp(logit(k, actions[2 * k + 1]) - top);
+    std::size_t preferred = begin;
     for (std::size_t k = begin; k < end; ++k) {
       const double logit = this->logit(k, actions[2 * k + 1]);
       const double share = std::exp(logit - top) / sum;
       const double a = std::clamp(static_cast<double>(actions[2 * k]), -1.0, 1.0);
       instances[pool_[k]] = static_cast<float>(need(k, observation, forecast) * share * std::exp(scale_.kappa * a));
       split_logits[pool_[k]] = static_cast<float>(logit);
+      if (logit > this->logit(preferred, actions[2 * preferred + 1])) preferred = k;
     }
+    // The hop's one instance stays at its preferred pool whatever the scale: a
+    // small chain rounding to nothing would otherwise jump to whichever site
+    // the decoder's repair picks, paying a deployment each time.
+    instances[pool_[preferred]] = std::max(instances[pool_[preferred]], 1.0F);
   }
 }
 

@@ -11,7 +11,8 @@
 //            over the hop's candidate pools of (logit_range x (b + prior)),
 //            where the prior is 1 at the hop's cheapest candidate site
 //            (operating price, then detour) and 0 elsewhere.
-// So all-zero outputs are a plain plan: the forecast with some headroom at
+// The hop's preferred pool (the largest share) always asks for at least one
+// instance. So all-zero outputs are a plain plan: the forecast with some headroom at
 // the cheapest site within the SLA. The network learns how far to move
 // from it: how much headroom, and where. Acting relative to the forecast
 // keeps its job the same on any trace volume and topology.

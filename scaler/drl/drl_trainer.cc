@@ -413,4 +413,9 @@ void DrlTrainer::resume(const std::string& checkpoint) {
   agent_ = std::move(agent);
 }
 
+void DrlTrainer::fine_tune(const std::string& checkpoint) {
+  CheckpointExtras none;
+  agent_ = Td3Agent::load(checkpoint, agent_shape(state_->layout), none, /*optimizer=*/true, settings_.agent.device);
+}
+
 }  // namespace nfv

@@ -89,6 +89,9 @@ class DrlTrainer {
   // curve. The replay buffer is not saved (only its summary): it refills
   // from the restored actor for start_steps slots before learning goes on.
   void resume(const std::string& checkpoint);
+  // Starts from a checkpoint's networks, optimisers and normalisation,
+  // trained on this system or another (a new run: counters and curve from 0).
+  void fine_tune(const std::string& checkpoint);
   // Trains up to settings.steps slots (from where a resumed run was).
   void run(const std::function<void(const DrlProgress&)>& progress = {});
 

@@ -72,6 +72,8 @@ output:
   --curve FILE           training curve CSV (default FILE.curve.csv; the
                          plot goes next to it as .svg)
   --resume               continue the run saved in --out
+  --fine-tune FILE       start from this checkpoint's networks (trained on any
+                         topology), as a new run
   --quiet                no progress bar
 )";
 
@@ -80,6 +82,7 @@ struct Options {
   nfv::DrlTrainSettings settings;
   int threads = 1;
   std::string curve;
+  std::string fine_tune;
   bool resume = false;
   bool quiet = false;
 };
@@ -160,6 +163,7 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--out") s.out = value;
     else if (option == "--checkpoint-every") s.checkpoint_every = nfv::option_count(option, value);
     else if (option == "--curve") o.curve = value;
+    else if (option == "--fine-tune") o.fine_tune = value;
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
   }
   if (o.settings.agent.device != "cpu" && o.settings.agent.device != "cuda")
@@ -196,6 +200,11 @@ int run(const Options& o) {
   const nfv::Scenario scenario = nfv::load_scenario(o.scenario);
   std::printf("%s", scenario.describe().c_str());
   nfv::DrlTrainer trainer(scenario.model, scenario.train, o.settings);
+  if (!o.fine_tune.empty()) {
+    if (o.resume) throw std::invalid_argument("--fine-tune: give either --resume or --fine-tune");
+    trainer.fine_tune(o.fine_tune);
+    std::printf("fine-tune   from %s\n", o.fine_tune.c_str());
+  }
   if (o.resume) {
     trainer.resume(o.settings.out);
     std::printf("resumed     %s at slot %zu of %zu\n", o.settings.out.c_str(), trainer.step(), o.settings.steps);
