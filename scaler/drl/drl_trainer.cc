@@ -57,6 +57,7 @@ struct DrlTrainer::State {
   // Per environment, concatenated: the current and next states' rows.
   std::vector<float> all_rows, rows, global, next_rows, next_global;
   std::vector<float> actions, instances, logits, reward, record;
+  std::vector<float> noise;  // exploration noise per action, carried from slot to slot
   std::vector<Plan> plans;
   std::vector<double> episode_cost;
   std::vector<double> recent_cost;  // mean cost per slot of finished episodes
@@ -119,6 +120,7 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
   st.global.resize(K * G);
   st.next_global.resize(K * G);
   st.actions.resize(K * st.layout.actions());
+  st.noise.assign(K * st.layout.actions(), 0.0F);
   st.instances.resize(K * P);
   st.logits.resize(K * P);
   st.reward.resize(K * model_->chains());
@@ -182,9 +184,16 @@ void DrlTrainer::collect(bool teacher, bool explore) {
   } else {
     agent_->act(st.rows, st.global, K, st.actions);
     if (explore && settings_.explore_noise > 0) {
+      // Ornstein-Uhlenbeck noise, slowly varying: a pool explores other
+      // levels for several slots in a row instead of flickering, which
+      // would mostly buy deployments.
       std::mt19937_64 rng(stream(settings_.seed, kExplore, step_));
-      std::normal_distribution<float> noise(0.0F, static_cast<float>(settings_.explore_noise));
-      for (float& a : st.actions) a = std::clamp(a + noise(rng), -1.0F, 1.0F);
+      const double theta = settings_.explore_theta;
+      std::normal_distribution<float> normal(0.0F, static_cast<float>(settings_.explore_noise * std::sqrt(theta * (2 - theta))));
+      for (std::size_t i = 0; i < st.actions.size(); ++i) {
+        st.noise[i] = static_cast<float>((1 - theta) * st.noise[i]) + normal(rng);
+        st.actions[i] = std::clamp(st.actions[i] + st.noise[i], -1.0F, 1.0F);
+      }
     }
   }
   st.envs->for_each([&](std::size_t k) {
@@ -347,9 +356,10 @@ void DrlTrainer::run(const std::function<void(const DrlProgress&)>& progress) {
         if (u % 50 == 0) report("imitate");
       }
     }
-    record_point();
-    report("learn");
   }
+  // Where learning starts from: the untrained (or cloned, restored, fine-tuned) actor.
+  if (curve_.empty() || curve_.back().step != step_) record_point();
+  report("learn");
   while (step_ < s.steps) {
     collect(false, true);
     learn();

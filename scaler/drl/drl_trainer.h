@@ -5,7 +5,7 @@
 //      express) for `start_steps` slots; the input statistics are taken from
 //      these states and frozen; with imitation, the actor first learns to
 //      copy the teacher (behaviour cloning);
-//   2. learn: the actor acts with Gaussian exploration noise, each slot's
+//   2. learn: the actor acts with Ornstein-Uhlenbeck exploration noise, each slot's
 //      transitions (per-chain rewards) go to the replay buffer, and every
 //      slot makes `updates_per_step` TD3 updates on prioritized samples.
 // Episodes start at random slots of the training rows; the last
@@ -48,7 +48,8 @@ struct DrlTrainSettings {
   bool imitation = false;             // start from the online teacher and clone it
   std::size_t imitation_updates = 1000;
   PolicyParams teacher;               // the online policy's parameters
-  double explore_noise = 0.1;         // std of the Gaussian noise on the actions
+  double explore_noise = 0.2;         // stationary std of the exploration noise on the actions
+  double explore_theta = 0.15;        // its pull back to 0 per slot (Ornstein-Uhlenbeck; 1 = independent per slot)
   double beta_start = 0.4;            // importance-weight exponent, annealed to 1 over the run
   ReplaySettings replay;
   AgentSettings agent;

@@ -50,7 +50,9 @@ training:
                          (default 0: the untrained actor acts, with noise)
   --teacher KEY=VALUE    an online-policy parameter for the teacher and the
                          validation baseline, repeatable
-  --explore X            std of the exploration noise on actions (default 0.1)
+  --explore X            std of the exploration noise on actions (default 0.2)
+  --explore-theta X      its pull back to 0 per slot (default 0.15; 1: independent
+                         noise every slot)
   --batch N              chains per update (default 128)
   --updates N            updates per slot (default 4)
   --replay N             replay capacity in transitions (default 16384)
@@ -147,6 +149,7 @@ Options parse_options(int argc, char** argv) {
       s.imitation = s.imitation_updates > 0;
     } else if (option == "--teacher") nfv::add_named_param(option, value, s.teacher);
     else if (option == "--explore") s.explore_noise = nfv::option_number(option, value);
+    else if (option == "--explore-theta") s.explore_theta = nfv::option_number(option, value);
     else if (option == "--batch") s.batch = positive(option, value);
     else if (option == "--updates") s.updates_per_step = positive(option, value);
     else if (option == "--replay") s.replay.capacity = positive(option, value);
