@@ -331,10 +331,13 @@ void DrlTrainer::run(const std::function<void(const DrlProgress&)>& progress) {
   start_episodes();
   const bool resumed = agent_->pool_statistics().rows() > 0;
   // Fill the replay buffer: the teacher (or random actions) on a fresh run, the restored actor on a resumed one.
-  for (std::size_t i = 0; i < s.start_steps && step_ < s.steps; ++i) {
+  // A resumed run's refill is extra: its slots do not count towards --steps.
+  const std::size_t resumed_at = step_;
+  for (std::size_t i = 0; i < s.start_steps && (resumed || step_ < s.steps); ++i) {
     collect(!resumed && s.imitation, /*explore=*/true);
     report("start");
   }
+  if (resumed) step_ = resumed_at;
   if (!resumed) {
     agent_->set_statistics(st.pool_stats, st.global_stats);
     if (s.imitation) {
