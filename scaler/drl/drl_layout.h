@@ -55,12 +55,18 @@ class DrlLayout {
   // A chain's candidate pools are [chain_begin()[c], chain_begin()[c + 1]).
   const std::vector<std::size_t>& chain_begin() const { return chain_begin_; }
   const ActionScale& scale() const { return scale_; }
+  std::span<const float> decoder_logits(std::span<const float> split_logits) const {
+    return scale_.learn_split ? split_logits : std::span<const float>{};
+  }
 
   // The featurizer's rows for every pool -> the candidate pools' rows.
   void gather(std::span<const float> all_rows, std::span<float> rows) const;
   // The chain's rate the plan is for: the forecast's first step, else the last measured rate.
   static double planned_rate(std::size_t chain, const Observation& observation, const Forecast& forecast);
   // The agent's actions -> the decoder's inputs, per PoolIndex pool (others 0).
+  // Give the decoder the split logits only when the split is learned
+  // (decoder_logits): otherwise it splits by instances, so the traffic
+  // follows the capacity the plan has.
   void to_decoder(std::span<const float> actions, const Observation& observation, const Forecast& forecast,
                   std::span<float> instances, std::span<float> split_logits) const;
   // The actions that decode to `plan` (as near as the ranges allow): what

@@ -7,6 +7,29 @@
 
 namespace nfv {
 
+std::vector<double> serving_numbers(const DrlServing& serving) {
+  return {static_cast<double>(serving.horizon), serving.scale.kappa, serving.scale.logit_range,
+          static_cast<double>(serving.max_instances_per_pool), serving.reward_scale, serving.scale.need_floor,
+          serving.scale.headroom, static_cast<double>(serving.scale.sites_per_hop), serving.scale.learn_split ? 1.0 : 0.0};
+}
+
+DrlServing serving_from_numbers(const std::vector<double>& numbers, const std::string& forecast) {
+  if (numbers.size() != 9)
+    throw std::runtime_error("serving settings of " + std::to_string(numbers.size()) + " numbers, expected 9");
+  DrlServing serving;
+  serving.horizon = static_cast<std::size_t>(numbers[0]);
+  serving.scale.kappa = numbers[1];
+  serving.scale.logit_range = numbers[2];
+  serving.max_instances_per_pool = static_cast<std::uint32_t>(numbers[3]);
+  serving.reward_scale = numbers[4];
+  serving.scale.need_floor = numbers[5];
+  serving.scale.headroom = numbers[6];
+  serving.scale.sites_per_hop = static_cast<std::size_t>(numbers[7]);
+  serving.scale.learn_split = numbers[8] != 0;
+  serving.forecast = forecast;
+  return serving;
+}
+
 AgentShape agent_shape(const DrlLayout& layout) {
   AgentShape shape;
   shape.pools = layout.pools();
@@ -25,20 +48,18 @@ DecoderSettings decoder_settings(const DrlServing& serving) {
   return settings;
 }
 
-// Over all hops: the forecast rate the plan cannot serve, as a share of the forecast rate.
+// The forecast rate the plan cannot serve, as a share of the forecast rate:
+// per pool, the traffic its split sends it beyond what its instances serve,
+// added over every pool of every hop.
 double shortfall(const SystemModel& model, const Plan& plan, const Observation& observation, const Forecast& forecast) {
   const PoolIndex& index = model.pool_index();
-  std::vector<double> capacity(index.hops(), 0.0);
-  for (const PoolPlan& p : plan.pools)
-    capacity[index.hop_number(p.chain, p.hop)] += p.instances * model.service_rate_pps(index.hop_number(p.chain, p.hop));
   double missing = 0, wanted = 0;
-  for (std::size_t c = 0; c < model.chains(); ++c) {
-    const double rate = DrlLayout::planned_rate(c, observation, forecast);
-    for (std::size_t h = 0; h < model.topology().chains[c].vnfs.size(); ++h) {
-      wanted += rate;
-      missing += std::max(0.0, rate - capacity[index.hop_number(c, h)]);
-    }
+  for (const PoolPlan& p : plan.pools) {
+    const double offered = p.split * DrlLayout::planned_rate(p.chain, observation, forecast);
+    missing += std::max(0.0, offered - p.instances * model.service_rate_pps(index.hop_number(p.chain, p.hop)));
   }
+  for (std::size_t c = 0; c < model.chains(); ++c)
+    wanted += DrlLayout::planned_rate(c, observation, forecast) * static_cast<double>(model.topology().chains[c].vnfs.size());
   return wanted > 0 ? missing / wanted : 0.0;
 }
 
@@ -78,7 +99,9 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
   featurizer_.featurize(observation, forecast, all_rows_, global_);
   layout_.gather(all_rows_, rows_);
   agent_->act(rows_, global_, 1, actions_, values_);
-  // Each chain's value is in units of its size (drl_trainer.h): back to cost units, with its size now.
+  // Each chain's value is in units of its size, its mean rate over the
+  // training rows (drl_trainer.h); serving knows only its size now, so the
+  // value in cost units is an estimate.
   double value = 0;
   for (std::size_t c = 0; c < values_.size(); ++c) {
     const double size = 1.0 + DrlLayout::planned_rate(c, observation, forecast) /
@@ -86,7 +109,7 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
     value += values_[c] * size;
   }
   layout_.to_decoder(actions_, observation, forecast, instances_, logits_);
-  agent_plan_ = decoder_.decode(instances_, logits_);
+  agent_plan_ = decoder_.decode(instances_, layout_.decoder_logits(logits_));
 
   details_ = {};
   details_.present = true;
@@ -107,8 +130,15 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
   explanation_ = text;
   if (!guard_) return agent_plan_;
 
-  // The guard decides every slot so that its state follows the system.
-  Plan guarded = guard_->decide(observation, forecast);
+  // The guard decides every slot so that its state follows the system. If it
+  // fails, the agent's plan stands where it passes the checks below.
+  Plan guarded;
+  std::string guard_error;
+  try {
+    guarded = guard_->decide(observation, forecast);
+  } catch (const std::exception& e) {
+    guard_error = e.what();
+  }
   std::string why;
   const double short_share = shortfall(*model_, agent_plan_, observation, forecast);
   if (short_share > guard_settings_.margin) {
@@ -118,9 +148,10 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
   } else {
     const FeatureStatistics& pool_stats = agent_->pool_statistics();
     const FeatureStatistics& global_stats = agent_->global_statistics();
-    const std::size_t out = pool_stats.out_of_range(rows_, guard_settings_.range_slack, 0.1) +
-                            global_stats.out_of_range(global_, guard_settings_.range_slack, 0.1);
-    const double share = static_cast<double>(out) / static_cast<double>(rows_.size() + global_.size());
+    // Pool and global features apart: a few global features out of range weigh as much as many pools'.
+    const double share = std::max(
+        static_cast<double>(pool_stats.out_of_range(rows_, guard_settings_.range_slack, 0.1)) / rows_.size(),
+        static_cast<double>(global_stats.out_of_range(global_, guard_settings_.range_slack, 0.1)) / global_.size());
     if (share > guard_settings_.range_share) {
       std::snprintf(text, sizeof text, "%.1f%% of the inputs are outside the training range (at most %.1f%%)",
                     100 * share, 100 * guard_settings_.range_share);
@@ -129,9 +160,11 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
   }
   if (why.empty()) {
     details_.guard = "agent";
+    if (!guard_error.empty()) explanation_ += "; the guard failed (" + guard_error + ")";
     details_.guard_fallbacks = fallbacks_;
     return agent_plan_;
   }
+  if (!guard_error.empty()) throw std::runtime_error(why + ", and the guard failed: " + guard_error);
   ++fallbacks_;
   details_.guard = guard_->name();
   details_.guard_reason = why;
@@ -149,19 +182,12 @@ std::unique_ptr<DrlPolicy> load_drl_policy(const std::string& checkpoint, const 
   wanted.text = {{"forecast", {}}};
   // The serving settings first: the horizon sizes the features the agent's shape needs.
   Td3Agent::read_extras(checkpoint, wanted);
-  const std::vector<double>& numbers = wanted.numbers[0].second;
-  if (numbers.size() != 9) throw std::runtime_error(checkpoint + ": serving settings of the wrong size");
   DrlServing serving;
-  serving.horizon = static_cast<std::size_t>(numbers[0]);
-  serving.scale.kappa = numbers[1];
-  serving.scale.logit_range = numbers[2];
-  serving.max_instances_per_pool = static_cast<std::uint32_t>(numbers[3]);
-  serving.reward_scale = numbers[4];
-  serving.scale.need_floor = numbers[5];
-  serving.scale.headroom = numbers[6];
-  serving.scale.sites_per_hop = static_cast<std::size_t>(numbers[7]);
-  serving.scale.learn_split = numbers[8] != 0;
-  serving.forecast = wanted.text[0].second;
+  try {
+    serving = serving_from_numbers(wanted.numbers[0].second, wanted.text[0].second);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(checkpoint + ": " + e.what());
+  }
   const Featurizer featurizer(context.model, context.mapping, serving.horizon);
   const DrlLayout layout(context.model, featurizer, serving.scale);
   CheckpointExtras none;

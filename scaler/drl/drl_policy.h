@@ -3,13 +3,16 @@
 // candidate pools, turns the actions into decoder inputs (drl_layout.h) and
 // decodes them into a valid plan. A guard then falls back to another policy
 // (online by default) for the slot when
-//   - the plan leaves the forecast under-served: over all hops, the
-//     forecast rate beyond the plan's capacity exceeds `margin` of the
-//     forecast rate; or
+//   - the plan leaves the forecast under-served: the traffic each pool's
+//     split sends it beyond what its instances serve, added over all pools,
+//     exceeds `margin` of the forecast rate (over all hops); or
 //   - the inputs are outside what the agent trained on: more than
-//     `range_share` of the feature values fall outside the training range
-//     (widened by `range_slack` of its width on each side).
-// The guard policy decides every slot, so its own state stays current.
+//     `range_share` of the pool features, or of the global ones, fall
+//     outside the range seen in training (widened by `range_slack` of its
+//     width on each side).
+// The guard policy decides every slot (its own state then follows the
+// system); if it fails, the agent's plan stands where it passes the checks.
+// The plan is checked before the slot loop applies the operator's site limits.
 #pragma once
 
 #include <atomic>
@@ -35,6 +38,12 @@ struct DrlServing {
   double reward_scale = 1;  // cost units per reward unit (the value estimate in cost)
   std::string forecast;     // what the agent trained with, e.g. "ewma:alpha=0.5"
 };
+
+// The serving settings as the checkpoint stores them, and back (the horizon
+// and forecast of a DrlServing come back too; throws std::runtime_error on
+// a list of the wrong size).
+std::vector<double> serving_numbers(const DrlServing& serving);
+DrlServing serving_from_numbers(const std::vector<double>& numbers, const std::string& forecast);
 
 struct GuardSettings {
   std::string policy = "online";  // "none": the agent's plan always

@@ -200,7 +200,7 @@ void DrlTrainer::collect(bool teacher, bool explore) {
     const ScalerEnvironment& env = (*st.envs)[k];
     const std::span<float> instances(st.instances.data() + k * P, P), logits(st.logits.data() + k * P, P);
     st.layout.to_decoder(std::span(st.actions).subspan(k * A, A), env.observation(), env.forecast(), instances, logits);
-    st.plans[k] = st.decoder.decode(instances, logits);
+    st.plans[k] = st.decoder.decode(instances, st.layout.decoder_logits(logits));
   });
   const std::vector<StepResult> results = st.envs->step(st.plans);
   const double scale = serving().reward_scale;
@@ -220,6 +220,8 @@ void DrlTrainer::collect(bool teacher, bool explore) {
   if (agent_->pool_statistics().rows() == 0) {
     st.pool_stats.add(st.rows);
     st.global_stats.add(st.global);
+  } else {
+    agent_->widen_ranges(st.rows, st.global);
   }
   env_steps_ += K;
   env_seconds_ += seconds_since(began);
@@ -390,10 +392,7 @@ void DrlTrainer::save(const std::string& path) const {
     curve.insert(curve.end(), {static_cast<double>(p.step), p.updates, p.train_cost, p.critic_loss, p.actor_loss,
                                p.mean_q, p.validation_cost, p.online_cost, p.seconds});
   extras.numbers = {
-      {"serving", {static_cast<double>(serving.horizon), serving.scale.kappa, serving.scale.logit_range,
-                   static_cast<double>(serving.max_instances_per_pool), serving.reward_scale, serving.scale.need_floor,
-                   serving.scale.headroom, static_cast<double>(serving.scale.sites_per_hop),
-                   serving.scale.learn_split ? 1.0 : 0.0}},
+      {"serving", serving_numbers(serving)},
       {"counters", {static_cast<double>(step_), static_cast<double>(episodes_), seconds_before_,
                     static_cast<double>(best_validation_), online_cost_}},
       {"curve", curve},
@@ -406,10 +405,11 @@ void DrlTrainer::save(const std::string& path) const {
 void DrlTrainer::resume(const std::string& checkpoint) {
   CheckpointExtras wanted;
   wanted.numbers = {{"serving", {}}, {"counters", {}}, {"curve", {}}};
+  wanted.text = {{"forecast", {}}};
   auto agent = Td3Agent::load(checkpoint, agent_shape(state_->layout), wanted, /*optimizer=*/true, settings_.agent.device);
-  const std::vector<double>& serving = wanted.numbers[0].second;
-  if (serving.size() != 9 || static_cast<std::size_t>(serving[0]) != settings_.horizon)
-    throw std::runtime_error(checkpoint + ": trained with another horizon or serving layout");
+  if (wanted.numbers[0].second != serving_numbers(serving()) || wanted.text[0].second != serving().forecast)
+    throw std::runtime_error(checkpoint + ": trained with another horizon, forecast or action layout than this "
+                             "command line gives (--horizon, --forecast, --sites-per-hop, --learn-split): give the same");
   const std::vector<double>& counters = wanted.numbers[1].second;
   const std::vector<double>& curve = wanted.numbers[2].second;
   if (counters.size() != 5 || curve.size() % kCurveFields != 0)
@@ -427,6 +427,7 @@ void DrlTrainer::resume(const std::string& checkpoint) {
 }
 
 void DrlTrainer::fine_tune(const std::string& checkpoint) {
+  if (settings_.imitation) throw std::invalid_argument("--fine-tune: not with --imitation (the actor starts trained)");
   CheckpointExtras none;
   agent_ = Td3Agent::load(checkpoint, agent_shape(state_->layout), none, /*optimizer=*/true, settings_.agent.device);
 }

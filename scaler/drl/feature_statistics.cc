@@ -41,6 +41,18 @@ void FeatureStatistics::add(std::span<const float> rows) {
   }
 }
 
+void FeatureStatistics::widen(std::span<const float> rows) {
+  const std::size_t n = columns();
+  if (n == 0 || rows.size() % n != 0) throw std::invalid_argument("feature statistics: rows of the wrong size");
+  for (std::size_t r = 0; r < rows.size() / n; ++r)
+    for (std::size_t c = 0; c < n; ++c) {
+      const double x = rows[r * n + c];
+      if (!std::isfinite(x)) continue;
+      min_[c] = std::min(min_[c], x);
+      max_[c] = std::max(max_[c], x);
+    }
+}
+
 std::vector<double> FeatureStatistics::stddev() const {
   std::vector<double> s(columns(), 1.0);
   if (rows_ < 2) return s;
@@ -54,7 +66,9 @@ void FeatureStatistics::normalize(std::span<float> rows) const {
   const std::vector<double> s = stddev();
   for (std::size_t r = 0; r < rows.size() / n; ++r)
     for (std::size_t c = 0; c < n; ++c)
-      rows[r * n + c] = static_cast<float>(std::clamp((rows[r * n + c] - mean_[c]) / s[c], -kMaxZ, kMaxZ));
+      rows[r * n + c] = std::isnan(rows[r * n + c])
+                            ? 0.0F
+                            : static_cast<float>(std::clamp((rows[r * n + c] - mean_[c]) / s[c], -kMaxZ, kMaxZ));
 }
 
 std::size_t FeatureStatistics::out_of_range(std::span<const float> rows, double slack, double floor) const {

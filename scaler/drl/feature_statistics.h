@@ -21,8 +21,10 @@ class FeatureStatistics {
 
   // Adds rows of columns() floats each (Welford's update, in double).
   void add(std::span<const float> rows);
+  // Widens the range seen by these rows; mean and std stay (frozen normalisation).
+  void widen(std::span<const float> rows);
   // (x - mean) / std in place, std floored at 0.1 (the features are of
-  // order one) and the result clipped to [-10, 10].
+  // order one) and the result clipped to [-10, 10]; NaN reads as the mean.
   void normalize(std::span<float> rows) const;
   // Columns of `rows` outside [min - slack x range, max + slack x range]
   // (range = max - min, at least `floor`); 0 when none.

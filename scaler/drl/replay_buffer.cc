@@ -22,7 +22,6 @@ ReplayBuffer::ReplayBuffer(std::size_t record_floats, ReplaySettings settings, s
   if (settings.capacity == 0) throw std::invalid_argument("replay buffer: capacity 0");
   if (!(settings.alpha >= 0)) throw std::invalid_argument("replay buffer: alpha must be >= 0");
   if (!(settings.epsilon > 0)) throw std::invalid_argument("replay buffer: epsilon must be > 0");
-  data_.assign(record_floats * settings.capacity, 0.0F);
 }
 
 std::size_t ReplayBuffer::add(std::span<const float> record) {
@@ -30,6 +29,8 @@ std::size_t ReplayBuffer::add(std::span<const float> record) {
     throw std::invalid_argument("replay buffer: a record of " + std::to_string(record.size()) + " floats, expected " +
                                 std::to_string(record_floats_));
   const std::size_t at = next_;
+  // Grown as records come (a full buffer can be gigabytes; short runs need little).
+  if (data_.size() < (at + 1) * record_floats_) data_.resize((at + 1) * record_floats_);
   std::copy(record.begin(), record.end(), data_.begin() + static_cast<std::ptrdiff_t>(at * record_floats_));
   for (std::size_t i = 0; i < items_; ++i) tree_.set(at * items_ + i, settings_.prioritized ? max_priority_ : 1.0);
   next_ = (next_ + 1) % settings_.capacity;
@@ -79,6 +80,11 @@ void ReplayBuffer::update_priorities(std::span<const std::size_t> index, std::sp
     tree_.set(index[k], p);
     max_priority_ = std::max(max_priority_, p);
   }
+}
+
+double ReplayBuffer::priority(std::size_t item) const {
+  if (item >= size_ * items_) throw std::out_of_range("replay buffer: item " + std::to_string(item));
+  return tree_.get(item);
 }
 
 ReplaySummary ReplayBuffer::summary() const {

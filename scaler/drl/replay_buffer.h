@@ -62,7 +62,7 @@ class ReplayBuffer {
   // New priorities from the items' TD errors (|error| + epsilon)^alpha; a
   // no-op for a uniform buffer.
   void update_priorities(std::span<const std::size_t> index, std::span<const float> td_error);
-  double priority(std::size_t index) const { return tree_.get(index); }
+  double priority(std::size_t item) const;
 
   ReplaySummary summary() const;
 

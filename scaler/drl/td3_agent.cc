@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "checkpoint_numbers.h"
@@ -170,6 +171,11 @@ void Td3Agent::set_statistics(FeatureStatistics pool, FeatureStatistics global) 
   global_stats_ = std::move(global);
 }
 
+void Td3Agent::widen_ranges(std::span<const float> pool, std::span<const float> global) {
+  pool_stats_.widen(pool);
+  global_stats_.widen(global);
+}
+
 void Td3Agent::act(std::span<const float> pool, std::span<const float> global, std::size_t states,
                    std::span<float> actions, std::span<float> values) const {
   const auto S = static_cast<std::int64_t>(states), P = static_cast<std::int64_t>(shape_.pools);
@@ -195,29 +201,6 @@ void Td3Agent::act(std::span<const float> pool, std::span<const float> global, s
     const torch::Tensor q = n.critic1->forward(x, g, a, mask).to(torch::kCPU).contiguous();
     std::copy_n(q.data_ptr<float>(), values.size(), values.begin());
   }
-}
-
-void Td3Agent::evaluate(std::span<const float> pool, std::span<const float> global, std::size_t states,
-                        std::span<const float> actions, std::span<float> values) const {
-  const auto S = static_cast<std::int64_t>(states), P = static_cast<std::int64_t>(shape_.pools);
-  const auto F = static_cast<std::int64_t>(shape_.pool_features), G = static_cast<std::int64_t>(shape_.global_features);
-  const auto C = static_cast<std::int64_t>(shape_.chains);
-  if (pool.size() != static_cast<std::size_t>(S * P * F) || global.size() != static_cast<std::size_t>(S * G) ||
-      actions.size() != static_cast<std::size_t>(S * P * 2) || values.size() != states)
-    throw std::invalid_argument("DRL agent: evaluate() inputs or outputs of the wrong size");
-  torch::NoGradGuard no_grad;
-  Nets& n = *nets_;
-  const std::int64_t W = n.width;
-  auto as_chains = [&](const torch::Tensor& per_pool, std::int64_t columns) {
-    return torch::cat({per_pool, torch::zeros({S, 1, columns}, torch::kFloat32).to(n.device)}, 1)
-        .index_select(1, n.pad_index)
-        .view({S * C, W, columns});
-  };
-  const torch::Tensor x = as_chains(input(pool, pool_stats_, {S, P, F}, n.device), F);
-  const torch::Tensor a = as_chains(plain(actions, {S, P, 2}, n.device), 2);
-  const torch::Tensor g = input(global, global_stats_, {S, G}, n.device).repeat_interleave(C, 0);
-  const torch::Tensor q = n.critic1->forward(x, g, a, n.chain_mask.repeat({S, 1})).view({S, C}).sum(1).to(torch::kCPU).contiguous();
-  std::copy_n(q.data_ptr<float>(), values.size(), values.begin());
 }
 
 UpdateStats Td3Agent::update(const TransitionBatch& batch, bool actor) {
@@ -324,7 +307,10 @@ void Td3Agent::save(const std::string& path, const CheckpointExtras& extras) con
   for (const auto& [key, value] : extras.text) archive.write("text." + key, c10::IValue(value));
   for (const auto& [key, values] : extras.numbers) archive.write("numbers." + key, numbers_tensor(values));
   try {
-    archive.save_to(path);
+    // Written aside, then renamed: a scaler loading the file never reads half of it.
+    const std::string partial = path + ".partial";
+    archive.save_to(partial);
+    if (std::rename(partial.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + partial);
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": cannot write the checkpoint (" + e.what_without_backtrace() + ")");
   }
@@ -334,7 +320,8 @@ std::unique_ptr<Td3Agent> Td3Agent::load(const std::string& path, AgentShape sha
                                          bool optimizer, const std::string& device) {
   torch::serialize::InputArchive archive;
   try {
-    archive.load_from(path, torch::kCPU);
+    // The optimisers' moments load where the networks will be.
+    archive.load_from(path, parse_device(device.empty() ? "cpu" : device));
     torch::Tensor settings_tensor;
     archive.read("settings", settings_tensor);
     const std::vector<double> v = tensor_numbers(settings_tensor);

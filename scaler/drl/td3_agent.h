@@ -52,7 +52,7 @@ struct UpdateStats {
   double actor_loss = 0;
   bool actor_updated = false;
   double mean_q = 0;              // per chain, over the batch
-  std::vector<float> td_error;    // per transition: mean |TD error| over chains (the new priorities)
+  std::vector<float> td_error;    // per chain sample: |TD error| of the first critic (the new priorities)
 };
 
 class Td3Agent {
@@ -72,15 +72,14 @@ class Td3Agent {
   void set_statistics(FeatureStatistics pool, FeatureStatistics global);
   const FeatureStatistics& pool_statistics() const { return pool_stats_; }
   const FeatureStatistics& global_statistics() const { return global_stats_; }
+  // Widens the statistics' ranges (what the guard compares with) by rows trained on.
+  void widen_ranges(std::span<const float> pool, std::span<const float> global);
 
   // For `states` states of raw (unnormalised) rows: the actions (states x
   // pools x 2, in [-1, 1]) and, when `values` is not empty, the critic's
   // value of them per state and chain (states x chains, reward units).
   void act(std::span<const float> pool, std::span<const float> global, std::size_t states, std::span<float> actions,
            std::span<float> values = {}) const;
-  // The critic's value (summed over chains) of given actions in given states.
-  void evaluate(std::span<const float> pool, std::span<const float> global, std::size_t states,
-                std::span<const float> actions, std::span<float> values) const;
   // One TD3 step on a batch of chain samples: the critics every call, the actor and the
   // targets every policy_delay-th call (`actor` false: the critics and
   // their targets only, e.g. to fit the critics to a cloned actor first).

@@ -55,7 +55,8 @@ training:
                          noise every slot)
   --batch N              chains per update (default 128)
   --updates N            updates per slot (default 4)
-  --replay N             replay capacity in transitions (default 16384)
+  --replay N             replay capacity in slots of the whole system (default
+                         16384; each holds one sample per chain)
   --uniform              uniform replay instead of prioritized
   --hidden N             hidden units (default 64)
   --gamma X              discount per slot (default 0.9)
@@ -169,6 +170,10 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--fine-tune") o.fine_tune = value;
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
   }
+  if (o.settings.start_steps < 2)
+    throw std::invalid_argument("--start: at least 2 slots (they set the input statistics)");
+  if (!(o.settings.explore_theta > 0 && o.settings.explore_theta <= 1))
+    throw std::invalid_argument("--explore-theta: expected a number in (0, 1]");
   if (o.settings.agent.device != "cpu" && o.settings.agent.device != "cuda")
     throw std::invalid_argument("--device: expected cpu or cuda, got '" + o.settings.agent.device + "'");
   if (!(o.settings.agent.gamma >= 0 && o.settings.agent.gamma < 1))
@@ -223,9 +228,11 @@ int run(const Options& o) {
   for (std::size_t c = 0; c < shape.chains; ++c) widest = std::max(widest, shape.chain_begin[c + 1] - shape.chain_begin[c]);
   std::printf("pools       %zu candidate pools (within the SLA) of %zu chains, at most %zu per chain; %zu + %zu features\n",
               shape.pools, shape.chains, widest, shape.pool_features, shape.global_features);
-  std::printf("agent       TD3%s, hidden %zu, gamma %g, batch %zu, %s replay of %zu, imitation %zu updates\n",
-              s.agent.bc_alpha > 0 ? "+BC" : "", s.agent.hidden, s.agent.gamma, s.batch, s.replay.prioritized ? "prioritized" : "uniform",
-              s.replay.capacity, s.imitation ? s.imitation_updates : 0);
+  // A resumed or fine-tuned agent keeps the settings it was made with.
+  const nfv::AgentSettings& agent = trainer.agent().settings();
+  std::printf("agent       TD3%s, hidden %zu, gamma %g, lr %g/%g, batch %zu, %s replay of %zu, imitation %zu updates\n",
+              agent.bc_alpha > 0 ? "+BC" : "", agent.hidden, agent.gamma, agent.actor_lr, agent.critic_lr, s.batch,
+              s.replay.prioritized ? "prioritized" : "uniform", s.replay.capacity, s.imitation ? s.imitation_updates : 0);
 
   nfv::ProgressBar bar("train", !o.quiet);
   double last_imitation = NAN;

@@ -104,6 +104,7 @@ std::string render_html_report(const std::vector<scaler::JournalEntry>& entries,
       events += "<tr><td>" + std::to_string(e.slot()) + "</td><td>policy " + escape(e.policy().name()) + "</td><td>" +
                 escape(e.reason().substr(0, 200)) + "</td></tr>\n";
       last_policy = e.policy().name();
+      was_guarded = false;
     }
     if (e.has_learned()) {
       const bool guard = !e.learned().guard().empty() && e.learned().guard() != "agent";

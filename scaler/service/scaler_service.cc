@@ -180,9 +180,17 @@ void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(
     {
       std::lock_guard lock(mutex_);
       if (pending_) {
-        loop_->switch_policy(make_policy(pending_->name(), params_of(*pending_), PolicyContext(setup_.model, setup_.mapping)),
-                             "policy switched from " + choice_text(choice_) + " to " + choice_text(*pending_));
-        choice_ = *pending_;
+        // Checked when asked, but a policy's files (a checkpoint) may have changed since: the run goes on either way.
+        try {
+          loop_->switch_policy(
+              make_policy(pending_->name(), params_of(*pending_), PolicyContext(setup_.model, setup_.mapping)),
+              "policy switched from " + choice_text(choice_) + " to " + choice_text(*pending_));
+          choice_ = *pending_;
+        } catch (const std::exception& e) {
+          loop_->switch_policy(make_policy(choice_.name(), params_of(choice_), PolicyContext(setup_.model, setup_.mapping)),
+                               "policy switch to " + choice_text(*pending_) + " failed (" + e.what() + "), " +
+                                   choice_text(choice_) + " goes on");
+        }
         pending_.reset();
       }
     }
