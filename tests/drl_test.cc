@@ -367,5 +367,56 @@ TEST(DrlTrainer, LearnsToScaleUpBeforeADailyPeakAndBeatsThreshold) {
   EXPECT_LT(drl.traffic.dropped, threshold.traffic.dropped) << "it scaled up for the peak, not after it";
 }
 
+// The guard: inputs far outside what the agent saw hand every slot to
+// online, counted and explained; inside them the agent's plan runs.
+TEST(DrlPolicy, TheGuardHandsUnfamiliarSlotsToOnline) {
+  System system(test::abilene_scenario(200));
+  const DrlLayout& layout = *system.layout;
+  auto agent = std::make_shared<Td3Agent>(agent_shape(layout), AgentSettings{}, 1);
+  // Statistics of constant rows: every real input is outside their range.
+  FeatureStatistics pool(layout.pool_features()), global(layout.global_features());
+  pool.add(std::vector<float>(layout.pool_features() * 4, 0.0F));
+  global.add(std::vector<float>(layout.global_features() * 4, 0.0F));
+  agent->set_statistics(pool, global);
+  DrlServing serving;
+  const PolicyContext context(system.model, system.scenario.test->mapping);
+  GuardSettings guard;
+  guard.hold = 0;
+  guard.margin = 1.0;  // the range test alone
+  DrlPolicy guarded(context, agent, serving, guard);
+  auto online = make_policy("online", {}, context);
+  ScalerEnvironment env(system.model, system.scenario.test, place_chains(system.model->topology(), 1, Placement::ingress));
+  env.reset(EpisodeSpec{0, 50, 4});
+  while (!env.done()) {
+    const Forecast forecast = persistence_forecast(env.observation(), 3);
+    const Plan plan = guarded.decide(env.observation(), forecast);
+    const Plan expected = online->decide(env.observation(), forecast);
+    EXPECT_EQ(plan.total_instances(), expected.total_instances());
+    EXPECT_EQ(guarded.details().guard, "online");
+    EXPECT_NE(guarded.details().guard_reason.find("outside the training range"), std::string::npos);
+    EXPECT_NE(guarded.explain().find("online decides"), std::string::npos);
+    env.step(plan);
+  }
+  EXPECT_EQ(guarded.guard_fallbacks(), 4U);
+  // With statistics of the inputs themselves and a margin nothing exceeds, the agent decides.
+  GuardSettings lenient;
+  lenient.margin = 1.0;
+  auto familiar = std::make_shared<Td3Agent>(agent_shape(layout), AgentSettings{}, 1);
+  env.reset(EpisodeSpec{0, 50, 2});
+  std::vector<float> all(system.featurizer->pools() * layout.pool_features()), rows(layout.pools() * layout.pool_features()),
+      g(layout.global_features());
+  system.featurizer->featurize(env.observation(), persistence_forecast(env.observation(), 3), all, g);
+  layout.gather(all, rows);
+  FeatureStatistics pool2(layout.pool_features()), global2(layout.global_features());
+  pool2.add(rows);
+  global2.add(g);
+  familiar->set_statistics(pool2, global2);
+  DrlPolicy trusted(context, familiar, serving, lenient);
+  trusted.decide(env.observation(), persistence_forecast(env.observation(), 3));
+  EXPECT_EQ(trusted.details().guard, "agent");
+  EXPECT_EQ(trusted.guard_fallbacks(), 0U);
+  EXPECT_EQ(trusted.details().actions.size(), layout.pools());
+}
+
 }  // namespace
 }  // namespace nfv

@@ -91,6 +91,7 @@ DrlPolicy::DrlPolicy(const PolicyContext& context, std::shared_ptr<const Td3Agen
 
 void DrlPolicy::reset() {
   if (guard_) guard_->reset();
+  held_ = 0;
   explanation_.clear();
   details_ = {};
 }
@@ -158,6 +159,14 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
       why = text;
     }
   }
+  // Once the guard took over it keeps the slots for `hold` slots: flipping
+  // between two placements slot by slot would pay a deployment each time.
+  if (why.empty() && held_ > 0 && guard_error.empty()) {
+    --held_;
+    why = "held after a fallback (" + std::to_string(held_) + " more slots)";
+  } else if (!why.empty()) {
+    held_ = guard_settings_.hold;
+  }
   if (why.empty()) {
     details_.guard = "agent";
     if (!guard_error.empty()) explanation_ += "; the guard failed (" + guard_error + ")";
@@ -205,8 +214,8 @@ const PolicyRegistration kDrl{
     "drl",
     "the TD3 agent of a checkpoint (nfv-train drl): checkpoint=FILE (required), guard=online|threshold|static|none "
     "(online), margin (0.1: the forecast share the plan may leave unserved), range_share (0.01) and range_slack (0.5): "
-    "inputs outside the training range, device=cpu|cuda (cpu)",
-    with_placement({"checkpoint", "guard", "margin", "range_share", "range_slack", "device"}),
+    "inputs outside the training range, hold (12: slots the guard keeps after it fired), device=cpu|cuda (cpu)",
+    with_placement({"checkpoint", "guard", "margin", "range_share", "range_slack", "hold", "device"}),
     [](const ParamReader& params, const PolicyContext& context) -> std::unique_ptr<Policy> {
       const std::string checkpoint = params.text("checkpoint", "");
       if (checkpoint.empty())
@@ -216,6 +225,7 @@ const PolicyRegistration kDrl{
       guard.margin = params.number("margin", guard.margin);
       guard.range_share = params.number("range_share", guard.range_share);
       guard.range_slack = params.number("range_slack", guard.range_slack);
+      guard.hold = params.count("hold", static_cast<std::uint32_t>(guard.hold));
       try {
         return load_drl_policy(checkpoint, context, guard, params.text("device", "cpu"));
       } catch (const std::exception& e) {

@@ -10,6 +10,8 @@
 //     `range_share` of the pool features, or of the global ones, fall
 //     outside the range seen in training (widened by `range_slack` of its
 //     width on each side).
+// Once it fired, the guard keeps deciding for `hold` more slots: flipping
+// between two placements slot by slot would pay a deployment each time.
 // The guard policy decides every slot (its own state then follows the
 // system); if it fails, the agent's plan stands where it passes the checks.
 // The plan is checked before the slot loop applies the operator's site limits.
@@ -51,6 +53,7 @@ struct GuardSettings {
   double margin = 0.1;
   double range_share = 0.01;
   double range_slack = 0.5;
+  std::size_t hold = 12;  // slots the guard policy keeps deciding after it fired
 };
 
 class DrlPolicy final : public Policy {
@@ -82,6 +85,7 @@ class DrlPolicy final : public Policy {
   std::string explanation_;
   PolicyDetails details_;
   std::uint64_t fallbacks_ = 0;
+  std::size_t held_ = 0;  // slots the guard keeps
 };
 
 // The checkpoint's agent on the context's system, with its serving settings.
