@@ -3,7 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "checkpoint_numbers.h"
+#include "checkpoint_archive.h"
 #include "rnn_module.h"
 
 namespace nfv {
@@ -112,8 +112,7 @@ void RnnNetwork::save(const std::string& path, const CheckpointExtras& extras) c
                                           double(config_.layers), double(config_.horizon),
                                           double(config_.period_slots), config_.step_seconds}));
   archive.write("quantiles", numbers_tensor(config_.quantiles));
-  for (const auto& [key, value] : extras.text) archive.write("text." + key, c10::IValue(value));
-  for (const auto& [key, values] : extras.numbers) archive.write("numbers." + key, numbers_tensor(values));
+  write_extras(archive, extras);
   try {
     archive.save_to(path);
   } catch (const c10::Error& e) {
@@ -148,16 +147,7 @@ std::unique_ptr<RnnNetwork> RnnNetwork::load(const std::string& path, Checkpoint
       model->optimizer.emplace(model->module->parameters(), torch::optim::AdamOptions());
       model->optimizer->load(optimizer_archive);
     }
-    for (auto& [key, value] : wanted.text) {
-      c10::IValue v;
-      archive.read("text." + key, v);
-      value = v.toStringRef();
-    }
-    for (auto& [key, values] : wanted.numbers) {
-      torch::Tensor t;
-      archive.read("numbers." + key, t);
-      values = tensor_numbers(t);
-    }
+    read_extras(archive, wanted);
     return std::unique_ptr<RnnNetwork>(new RnnNetwork(config, std::move(model)));
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": not a predictor checkpoint (" + e.what_without_backtrace() + ")");

@@ -30,17 +30,22 @@ std::string temp_dir() {
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 // demo3 (NYCMng, CHINng, KSCYng; chains video: 3 hops, calls: 2 hops), a
-// diurnal-like trace in packets/s over 24 slots.
-std::string setup_yaml(const std::string& dir, const std::string& policy, const std::string& extra = "") {
+// diurnal-like trace in packets/s with a period of 24 slots, `rows` long;
+// the config's lines up to its policy.
+std::string system_yaml(const std::string& dir, int rows = 24) {
   std::string trace = "# units: pkt/s\n# step_seconds: 300\nslot,video,calls\n";
-  for (int t = 0; t < 24; ++t) {
+  for (int t = 0; t < rows; ++t) {
     const double day = std::sin(2 * M_PI * t / 24.0);
     trace += std::to_string(t) + "," + std::to_string(static_cast<int>(1.2e6 + 0.9e6 * day)) + "," +
              std::to_string(static_cast<int>(6e5 + 4e5 * day)) + "\n";
   }
   write(dir + "/trace.csv", trace);
   return "name: test\ntopology: " NFV_SOURCE_ROOT "/topologies/data/demo3.yaml\nbackend: sim\ntrace: {csv: " + dir +
-         "/trace.csv}\npolicy: " + policy + "\njournal: " + dir + "/journal.jsonl\n" + extra;
+         "/trace.csv}\njournal: " + dir + "/journal.jsonl\n";
+}
+
+std::string setup_yaml(const std::string& dir, const std::string& policy, const std::string& extra = "") {
+  return system_yaml(dir) + "policy: " + policy + "\n" + extra;
 }
 
 std::vector<scaler::JournalEntry> run_service(const std::string& dir, const std::string& yaml) {
@@ -160,15 +165,7 @@ TEST(ScalerService, APolicySwitchTakesEffectAtTheNextSlot) {
 // the journal holds each drl slot's action, value and guard decision.
 TEST(ScalerService, DrlServesWithItsGuardAndSwitchesLiveWithOnline) {
   const std::string dir = temp_dir();
-  std::string trace = "# units: pkt/s\n# step_seconds: 300\nslot,video,calls\n";
-  for (int t = 0; t < 96; ++t) {
-    const double day = std::sin(2 * M_PI * t / 24.0);
-    trace += std::to_string(t) + "," + std::to_string(static_cast<int>(1.2e6 + 0.9e6 * day)) + "," +
-             std::to_string(static_cast<int>(6e5 + 4e5 * day)) + "\n";
-  }
-  write(dir + "/trace.csv", trace);
-  const std::string head = "name: test\ntopology: " NFV_SOURCE_ROOT "/topologies/data/demo3.yaml\nbackend: sim\n"
-                           "trace: {csv: " + dir + "/trace.csv}\njournal: " + dir + "/journal.jsonl\n";
+  const std::string head = system_yaml(dir, 96);
   write(dir + "/train.yaml", head + "policy: {name: online}\n");
   const ScalerSetup training = load_scaler_setup(dir + "/train.yaml");
   DrlTrainSettings settings;

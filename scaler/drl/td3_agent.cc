@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "checkpoint_numbers.h"
+#include "checkpoint_archive.h"
 #include "drl_network.h"
 
 namespace nfv {
@@ -47,18 +47,6 @@ void load_module(torch::serialize::InputArchive& archive, const std::string& key
   module.load(part);
 }
 
-void read_wanted(torch::serialize::InputArchive& archive, CheckpointExtras& wanted) {
-  for (auto& [key, value] : wanted.text) {
-    c10::IValue text;
-    archive.read("text." + key, text);
-    value = text.toStringRef();
-  }
-  for (auto& [key, values] : wanted.numbers) {
-    torch::Tensor t;
-    archive.read("numbers." + key, t);
-    values = tensor_numbers(t);
-  }
-}
 
 }  // namespace
 
@@ -70,9 +58,7 @@ struct Td3Agent::Nets {
         critic1_target(make_critic(shape, settings)), critic2_target(make_critic(shape, settings)),
         actor_optimizer(actor->parameters(), torch::optim::AdamOptions(settings.actor_lr)),
         critic_optimizer(critic_parameters(), torch::optim::AdamOptions(settings.critic_lr)) {
-    for (torch::nn::Module* m : std::initializer_list<torch::nn::Module*>{
-             actor.get(), actor_target.get(), critic1.get(), critic2.get(), critic1_target.get(), critic2_target.get()})
-      m->to(device);
+    for (const auto& [key, network] : networks()) network->to(device);
     copy_parameters(*actor_target, *actor);
     copy_parameters(*critic1_target, *critic1);
     copy_parameters(*critic2_target, *critic2);
@@ -99,6 +85,20 @@ struct Td3Agent::Nets {
   static DrlCritic make_critic(const AgentShape& s, const AgentSettings& a) {
     return DrlCritic(static_cast<std::int64_t>(s.pool_features), static_cast<std::int64_t>(s.global_features),
                      static_cast<std::int64_t>(a.hidden));
+  }
+  // The six networks by their checkpoint keys, in one order for saving, loading and parameters().
+  std::vector<std::pair<std::string, torch::nn::Module*>> networks() {
+    return {{"actor", actor.get()},
+            {"critic1", critic1.get()},
+            {"critic2", critic2.get()},
+            {"actor_target", actor_target.get()},
+            {"critic1_target", critic1_target.get()},
+            {"critic2_target", critic2_target.get()}};
+  }
+  std::vector<std::pair<std::string, const torch::nn::Module*>> networks() const {
+    std::vector<std::pair<std::string, const torch::nn::Module*>> out;
+    for (const auto& [key, network] : const_cast<Nets*>(this)->networks()) out.emplace_back(key, network);
+    return out;
   }
   std::vector<torch::Tensor> critic_parameters() const {
     std::vector<torch::Tensor> p = critic1->parameters();
@@ -287,12 +287,7 @@ double Td3Agent::imitate(const TransitionBatch& batch) {
 void Td3Agent::save(const std::string& path, const CheckpointExtras& extras) const {
   const Nets& n = *nets_;
   torch::serialize::OutputArchive archive;
-  save_module(archive, "actor", *n.actor);
-  save_module(archive, "actor_target", *n.actor_target);
-  save_module(archive, "critic1", *n.critic1);
-  save_module(archive, "critic2", *n.critic2);
-  save_module(archive, "critic1_target", *n.critic1_target);
-  save_module(archive, "critic2_target", *n.critic2_target);
+  for (const auto& [key, network] : n.networks()) save_module(archive, key, *network);
   torch::serialize::OutputArchive actor_opt, critic_opt;
   n.actor_optimizer.save(actor_opt);
   n.critic_optimizer.save(critic_opt);
@@ -304,8 +299,7 @@ void Td3Agent::save(const std::string& path, const CheckpointExtras& extras) con
                                             a.target_noise, a.noise_clip, double(seed_), double(updates_), a.bc_alpha}));
   archive.write("pool_statistics", numbers_tensor(pool_stats_.to_numbers()));
   archive.write("global_statistics", numbers_tensor(global_stats_.to_numbers()));
-  for (const auto& [key, value] : extras.text) archive.write("text." + key, c10::IValue(value));
-  for (const auto& [key, values] : extras.numbers) archive.write("numbers." + key, numbers_tensor(values));
+  write_extras(archive, extras);
   try {
     // Written aside, then renamed: a scaler loading the file never reads half of it.
     const std::string partial = path + ".partial";
@@ -345,16 +339,10 @@ std::unique_ptr<Td3Agent> Td3Agent::load(const std::string& path, AgentShape sha
     auto agent = std::make_unique<Td3Agent>(std::move(shape), a, static_cast<std::uint64_t>(v[10]));
     agent->updates_ = static_cast<std::uint64_t>(v[11]);
     Nets& n = *agent->nets_;
-    load_module(archive, "actor", *n.actor);
-    load_module(archive, "actor_target", *n.actor_target);
-    load_module(archive, "critic1", *n.critic1);
-    load_module(archive, "critic2", *n.critic2);
-    load_module(archive, "critic1_target", *n.critic1_target);
-    load_module(archive, "critic2_target", *n.critic2_target);
-    for (torch::nn::Module* m : std::initializer_list<torch::nn::Module*>{n.actor.get(), n.actor_target.get(),
-                                                                          n.critic1.get(), n.critic2.get(),
-                                                                          n.critic1_target.get(), n.critic2_target.get()})
-      m->to(n.device);
+    for (const auto& [key, network] : n.networks()) {
+      load_module(archive, key, *network);
+      network->to(n.device);
+    }
     if (optimizer) {
       torch::serialize::InputArchive actor_opt, critic_opt;
       archive.read("actor_optimizer", actor_opt);
@@ -367,7 +355,7 @@ std::unique_ptr<Td3Agent> Td3Agent::load(const std::string& path, AgentShape sha
     FeatureStatistics pool_stats = FeatureStatistics::from_numbers(tensor_numbers(stats));
     archive.read("global_statistics", stats);
     agent->set_statistics(std::move(pool_stats), FeatureStatistics::from_numbers(tensor_numbers(stats)));
-    read_wanted(archive, wanted);
+    nfv::read_extras(archive, wanted);
     return agent;
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": not a DRL checkpoint (" + e.what_without_backtrace() + ")");
@@ -383,7 +371,7 @@ void Td3Agent::read_extras(const std::string& path, CheckpointExtras& wanted) {
   torch::serialize::InputArchive archive;
   try {
     archive.load_from(path, torch::kCPU);
-    read_wanted(archive, wanted);
+    nfv::read_extras(archive, wanted);
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": not a DRL checkpoint (" + e.what_without_backtrace() + ")");
   }
@@ -392,10 +380,8 @@ void Td3Agent::read_extras(const std::string& path, CheckpointExtras& wanted) {
 std::vector<float> Td3Agent::parameters() const {
   std::vector<float> out;
   const Nets& n = *nets_;
-  for (const torch::nn::Module* m : std::initializer_list<const torch::nn::Module*>{
-           n.actor.get(), n.critic1.get(), n.critic2.get(), n.actor_target.get(), n.critic1_target.get(),
-           n.critic2_target.get()})
-    for (const torch::Tensor& p : m->parameters()) {
+  for (const auto& [key, network] : n.networks())
+    for (const torch::Tensor& p : network->parameters()) {
       const torch::Tensor c = p.detach().to(torch::kCPU).contiguous();
       out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
     }
