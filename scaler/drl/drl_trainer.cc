@@ -98,6 +98,7 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
     const std::size_t first_hop = model_->pool_index().hop_number(c, 0);
     chain_scale_[c] = 1.0 + mean / model_->service_rate_pps(first_hop);
   }
+  serving_ = make_serving();
   state_ = std::make_unique<State>(model_, *learn_rows_, s);
   State& st = *state_;
   agent_ = std::make_shared<Td3Agent>(agent_shape(st.layout), s.agent, s.seed);
@@ -131,7 +132,7 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
 
 DrlTrainer::~DrlTrainer() = default;
 
-DrlServing DrlTrainer::serving() const {
+DrlServing DrlTrainer::make_serving() const {
   DrlServing serving;
   serving.horizon = settings_.horizon;
   serving.scale = settings_.scale;
@@ -203,7 +204,7 @@ void DrlTrainer::collect(bool teacher, bool explore) {
     st.plans[k] = st.decoder.decode(instances, st.layout.decoder_logits(logits));
   });
   const std::vector<StepResult> results = st.envs->step(st.plans);
-  const double scale = serving().reward_scale;
+  const double scale = serving_.reward_scale;
   for (std::size_t k = 0; k < K; ++k) {
     const std::vector<CostBreakdown>& chain_cost = (*st.envs)[k].last_slot().chain_cost;
     for (std::size_t c = 0; c < C; ++c)

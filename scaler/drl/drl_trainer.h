@@ -103,7 +103,7 @@ class DrlTrainer {
   const std::vector<DrlCurvePoint>& curve() const { return curve_; }
   const Td3Agent& agent() const { return *agent_; }
   std::shared_ptr<const Td3Agent> shared_agent() const { return agent_; }
-  DrlServing serving() const;
+  const DrlServing& serving() const { return serving_; }
   const DrlTrainSettings& settings() const { return settings_; }
   std::size_t step() const { return step_; }
   ReplaySummary replay_summary() const;
@@ -120,11 +120,13 @@ class DrlTrainer {
   void collect(bool teacher, bool explore);
   void learn();
   DrlCurvePoint validate_point();
+  DrlServing make_serving() const;
 
   std::shared_ptr<const SystemModel> model_;
   DrlTrainSettings settings_;
   std::shared_ptr<const ArrivalSchedule> all_, learn_rows_, validation_;
   std::size_t episode_slots_ = 0;
+  DrlServing serving_;                // what a checkpoint of this run serves with
   std::vector<double> chain_scale_;   // per chain: its reward unit (1 + its mean rate in instances' worth)
   std::shared_ptr<Td3Agent> agent_;
   std::unique_ptr<State> state_;
