@@ -97,7 +97,8 @@ ActionDecoder::ActionDecoder(std::shared_ptr<const SystemModel> model, DecoderSe
   minimal_ = to_plan(want, {});
 }
 
-bool ActionDecoder::fit(std::vector<std::int32_t>& want, std::span<const float> instances) const {
+bool ActionDecoder::fit(std::vector<std::int32_t>& want, std::span<const float> instances,
+                        std::span<const std::int32_t> running) const {
   const SystemModel& m = *model_;
   const std::size_t sites = m.sites();
   const std::size_t hops = hop_sites_.size();
@@ -122,11 +123,13 @@ bool ActionDecoder::fit(std::vector<std::int32_t>& want, std::span<const float> 
 
   // Sites over their capacity: every pool there is cut to a common level L,
   // the largest that fits, and the room left goes to the pools cut most.
+  std::vector<std::int32_t> cut(hops, 0);  // per hop: instances its full sites could not hold
   for (std::size_t s = 0; s < sites; ++s) {
     if (used[s] <= cap_[s]) continue;
     std::vector<std::size_t> here;
     for (std::size_t hop = 0; hop < hops; ++hop)
       if (want[hop * sites + s] > 0) here.push_back(hop * sites + s);
+    for (std::size_t p : here) cut[p / sites] += want[p];
     const auto cut_to = [&](std::int32_t level) {
       double total = 0;
       for (std::size_t p : here) total += std::min(want[p], level);
@@ -168,10 +171,37 @@ bool ActionDecoder::fit(std::vector<std::int32_t>& want, std::span<const float> 
       }
     }
     used[s] = 0;
-    for (std::size_t p : here) used[s] += want[p];
+    for (std::size_t p : here) {
+      used[s] += want[p];
+      cut[p / sites] -= want[p];
+    }
   }
   std::vector<double> room(sites);
   for (std::size_t s = 0; s < sites; ++s) room[s] = cap_[s] - used[s];
+  // What a full site could not hold moves to the hop's other sites with
+  // room, those the output prefers first, the largest cuts first: the
+  // traffic still finds capacity instead of being dropped at the full site.
+  std::vector<std::size_t> spill;
+  for (std::size_t hop = 0; hop < hops; ++hop)
+    if (cut[hop] > 0) spill.push_back(hop);
+  std::stable_sort(spill.begin(), spill.end(), [&](std::size_t a, std::size_t b) { return cut[a] > cut[b]; });
+  // Sites where the hop already runs more than it now keeps come first: the
+  // moved instances are running there, so moving costs no deployment.
+  const auto spill_site = [&](std::size_t hop) {
+    if (!running.empty())
+      for (std::size_t s : hop_sites_[hop])
+        if (room[s] >= 1 && want[hop * sites + s] < running[hop * sites + s] &&
+            want[hop * sites + s] < static_cast<std::int32_t>(settings_.max_instances_per_pool))
+          return s;
+    return preferred(hop, room);
+  };
+  for (std::size_t hop : spill)
+    for (; cut[hop] > 0; --cut[hop]) {
+      const std::size_t s = spill_site(hop);
+      if (s == sites) break;
+      ++want[hop * sites + s];
+      --room[s];
+    }
   // Every hop at its minimum, where the output prefers among sites with room.
   for (std::size_t hop = 0; hop < hops; ++hop)
     for (std::int32_t missing = min_hop - hop_total(hop); missing > 0; --missing) {
@@ -234,8 +264,17 @@ Plan ActionDecoder::to_plan(const std::vector<std::int32_t>& want, std::span<con
   return plan;
 }
 
-Plan ActionDecoder::decode(std::span<const float> instances, std::span<const float> split_logits) const {
+Plan ActionDecoder::decode(std::span<const float> instances, std::span<const float> split_logits,
+                           const Plan* running) const {
   const std::size_t pools = candidate_.size();
+  std::vector<std::int32_t> now;
+  if (running) {
+    const PoolIndex& index = model_->pool_index();
+    now.assign(pools, 0);
+    for (const PoolPlan& p : running->pools)
+      if (p.chain < model_->chains() && p.hop < model_->topology().chains[p.chain].vnfs.size() && p.site < model_->sites())
+        now[index(p.chain, p.hop, p.site)] = p.instances;
+  }
   std::vector<std::int32_t> want(pools, 0);
   const double most = settings_.max_instances_per_pool;
   for (std::size_t p = 0; p < pools && p < instances.size(); ++p) {
@@ -243,7 +282,7 @@ Plan ActionDecoder::decode(std::span<const float> instances, std::span<const flo
     const double x = instances[p];
     want[p] = std::isnan(x) || x <= 0 ? 0 : static_cast<std::int32_t>(std::min(most, std::round(x)));
   }
-  if (!fit(want, instances)) {
+  if (!fit(want, instances, now)) {
     fallbacks_.fetch_add(1, std::memory_order_relaxed);
     return minimal_;
   }

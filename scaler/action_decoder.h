@@ -38,7 +38,11 @@ class ActionDecoder {
   std::size_t pools() const { return candidate_.size(); }
   const std::vector<std::uint8_t>& candidate() const { return candidate_; }
   // `split_logits` empty: every hop's traffic follows its instances.
-  Plan decode(std::span<const float> instances, std::span<const float> split_logits = {}) const;
+  // What a full site cannot hold moves to the hop's other sites with room:
+  // first where `running` (the plan in force, when given) has instances
+  // to spare, then where the output prefers.
+  Plan decode(std::span<const float> instances, std::span<const float> split_logits = {},
+              const Plan* running = nullptr) const;
   // The minimal plan: every hop's minimum, the site minimums.
   const Plan& minimal_plan() const { return minimal_; }
   // decode() calls that fell back to the minimal plan.
@@ -46,7 +50,8 @@ class ActionDecoder {
 
  private:
   // Makes `want` fit the site capacities and minimums; false when it cannot.
-  bool fit(std::vector<std::int32_t>& want, std::span<const float> instances) const;
+  bool fit(std::vector<std::int32_t>& want, std::span<const float> instances,
+           std::span<const std::int32_t> running = {}) const;
   Plan to_plan(const std::vector<std::int32_t>& want, std::span<const float> split_logits) const;
 
   std::shared_ptr<const SystemModel> model_;

@@ -110,7 +110,7 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
     value += values_[c] * size;
   }
   layout_.to_decoder(actions_, observation, forecast, instances_, logits_);
-  agent_plan_ = decoder_.decode(instances_, layout_.decoder_logits(logits_));
+  agent_plan_ = decoder_.decode(instances_, layout_.decoder_logits(logits_), &observation.plan);
 
   details_ = {};
   details_.present = true;

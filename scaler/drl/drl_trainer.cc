@@ -96,7 +96,7 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
     for (std::size_t t = 0; t < learn_rows_->slots(); ++t) mean += learn_rows_->slot(t)[c];
     mean /= static_cast<double>(learn_rows_->slots());
     const std::size_t first_hop = model_->pool_index().hop_number(c, 0);
-    chain_scale_[c] = 1.0 + mean / model_->service_rate_pps(first_hop);
+    if (s.size_scaled_rewards) chain_scale_[c] = 1.0 + mean / model_->service_rate_pps(first_hop);
   }
   serving_ = make_serving();
   state_ = std::make_unique<State>(model_, *learn_rows_, s);
@@ -191,17 +191,27 @@ void DrlTrainer::collect(bool teacher, bool explore) {
       std::mt19937_64 rng(stream(settings_.seed, kExplore, step_));
       const double theta = settings_.explore_theta;
       std::normal_distribution<float> normal(0.0F, static_cast<float>(settings_.explore_noise * std::sqrt(theta * (2 - theta))));
-      for (std::size_t i = 0; i < st.actions.size(); ++i) {
-        st.noise[i] = static_cast<float>((1 - theta) * st.noise[i]) + normal(rng);
-        st.actions[i] = std::clamp(st.actions[i] + st.noise[i], -1.0F, 1.0F);
-      }
+      for (float& n : st.noise) n = static_cast<float>((1 - theta) * n) + normal(rng);
+      // One noise per chain and output, shared by its pools: a chain's hops
+      // move together, else nearly every explored action starves one hop
+      // (its bottleneck) and the critic sees drops whatever the others do.
+      const std::vector<std::int64_t>& chain = st.layout.chain_of_pool();
+      const std::size_t pools = st.layout.pools(), C2 = 2 * model_->chains();
+      for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t p = 0; p < pools; ++p)
+          for (std::size_t j = 0; j < 2; ++j) {
+            const std::size_t from = settings_.explore_per_chain ? k * C2 + 2 * static_cast<std::size_t>(chain[p]) + j
+                                                                 : k * A + 2 * p + j;
+            float& a = st.actions[k * A + 2 * p + j];
+            a = std::clamp(a + st.noise[from], -1.0F, 1.0F);
+          }
     }
   }
   st.envs->for_each([&](std::size_t k) {
     const ScalerEnvironment& env = (*st.envs)[k];
     const std::span<float> instances(st.instances.data() + k * P, P), logits(st.logits.data() + k * P, P);
     st.layout.to_decoder(std::span(st.actions).subspan(k * A, A), env.observation(), env.forecast(), instances, logits);
-    st.plans[k] = st.decoder.decode(instances, st.layout.decoder_logits(logits));
+    st.plans[k] = st.decoder.decode(instances, st.layout.decoder_logits(logits), &env.observation().plan);
   });
   const std::vector<StepResult> results = st.envs->step(st.plans);
   const double scale = serving_.reward_scale;
@@ -248,6 +258,11 @@ void DrlTrainer::learn() {
     std::mt19937_64 rng(stream(settings_.seed, kSample, agent_->updates()));
     st.replay.sample(settings_.batch, beta, rng, st.sample);
     st.transitions.gather(st.replay, st.sample, st.batch);
+    if (settings_.size_weighted_actor) {
+      st.batch.actor_weight.resize(st.batch.samples);
+      for (std::size_t b = 0; b < st.batch.samples; ++b)
+        st.batch.actor_weight[b] = static_cast<float>(chain_scale_[st.batch.chain[b]]);
+    }
     const UpdateStats stats = agent_->update(st.batch);
     st.replay.update_priorities(st.sample.index, stats.td_error);
     constexpr double kKeep = 0.98;
@@ -341,6 +356,18 @@ void DrlTrainer::run(const std::function<void(const DrlProgress&)>& progress) {
     report("start");
   }
   if (resumed) step_ = resumed_at;
+  // Critic-only updates, sample streams from `first` on: the critics learn the actor's values before it moves.
+  const auto fit_critics = [&](std::size_t updates, std::uint64_t first, const std::string& phase) {
+    for (std::size_t u = 0; u < updates; ++u) {
+      std::mt19937_64 rng(stream(s.seed, kSample, first + u));
+      st.replay.sample(s.batch, s.beta_start, rng, st.sample);
+      st.transitions.gather(st.replay, st.sample, st.batch);
+      const UpdateStats stats = agent_->update(st.batch, /*actor=*/false);
+      st.replay.update_priorities(st.sample.index, stats.td_error);
+      st.critic_loss = stats.critic_loss;
+      if (u % 50 == 0) report(phase);
+    }
+  };
   if (!resumed) {
     agent_->set_statistics(st.pool_stats, st.global_stats);
     if (s.imitation) {
@@ -352,16 +379,9 @@ void DrlTrainer::run(const std::function<void(const DrlProgress&)>& progress) {
         imitation_loss_ = agent_->imitate(st.batch);
         if (u % 50 == 0) report("imitate");
       }
-      for (std::size_t u = 0; u < s.imitation_updates; ++u) {
-        std::mt19937_64 rng(stream(s.seed, kSample, s.imitation_updates + u));
-        st.replay.sample(s.batch, s.beta_start, rng, st.sample);
-        st.transitions.gather(st.replay, st.sample, st.batch);
-        const UpdateStats stats = agent_->update(st.batch, /*actor=*/false);
-        st.replay.update_priorities(st.sample.index, stats.td_error);
-        st.critic_loss = stats.critic_loss;
-        if (u % 50 == 0) report("imitate");
-      }
+      fit_critics(s.imitation_updates, s.imitation_updates, "imitate");
     }
+    fit_critics(s.critic_warmup, std::uint64_t{1} << 30, "critic");
   }
   // Where learning starts from: the untrained (or cloned, restored, fine-tuned) actor.
   if (curve_.empty() || curve_.back().step != step_) record_point();

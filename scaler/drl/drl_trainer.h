@@ -4,7 +4,8 @@
 //      the teacher (the online policy, whose plans the agent's actions can
 //      express) for `start_steps` slots; the input statistics are taken from
 //      these states and frozen; with imitation, the actor first learns to
-//      copy the teacher (behaviour cloning);
+//      copy the teacher (behaviour cloning); the critics then fit the
+//      start slots alone for `critic_warmup` updates;
 //   2. learn: the actor acts with Ornstein-Uhlenbeck exploration noise, each slot's
 //      transitions (per-chain rewards) go to the replay buffer, and every
 //      slot makes `updates_per_step` TD3 updates on prioritized samples.
@@ -47,8 +48,12 @@ struct DrlTrainSettings {
   std::size_t start_steps = 100;      // slots that fill the replay buffer before learning
   bool imitation = false;             // start from the online teacher and clone it
   std::size_t imitation_updates = 1000;
+  std::size_t critic_warmup = 500;    // critic-only updates on the start slots before the actor learns
+  bool size_scaled_rewards = true;    // each chain's reward in units of its own size (else in cost units)
+  bool size_weighted_actor = true;    // the actor weighs each chain's value by its size (TransitionBatch::actor_weight)
   PolicyParams teacher;               // the online policy's parameters
   double explore_noise = 0.2;         // stationary std of the exploration noise on the actions
+  bool explore_per_chain = true;      // one noise per chain shared by its pools (else one per pool)
   double explore_theta = 0.15;        // its pull back to 0 per slot (Ornstein-Uhlenbeck; 1 = independent per slot)
   double beta_start = 0.4;            // importance-weight exponent, annealed to 1 over the run
   ReplaySettings replay;

@@ -203,6 +203,29 @@ void Td3Agent::act(std::span<const float> pool, std::span<const float> global, s
   }
 }
 
+void Td3Agent::evaluate(std::span<const float> pool, std::span<const float> global, std::size_t states,
+                        std::span<const float> actions, std::span<float> values) const {
+  const auto S = static_cast<std::int64_t>(states), P = static_cast<std::int64_t>(shape_.pools);
+  const auto F = static_cast<std::int64_t>(shape_.pool_features), G = static_cast<std::int64_t>(shape_.global_features);
+  const auto C = static_cast<std::int64_t>(shape_.chains);
+  if (pool.size() != static_cast<std::size_t>(S * P * F) || global.size() != static_cast<std::size_t>(S * G) ||
+      actions.size() != static_cast<std::size_t>(S * P * 2) || values.size() != static_cast<std::size_t>(S * C))
+    throw std::invalid_argument("DRL agent: evaluate() inputs or outputs of the wrong size");
+  torch::NoGradGuard no_grad;
+  Nets& n = *nets_;
+  const std::int64_t W = n.width;
+  const auto as_chains = [&](const torch::Tensor& rows, std::int64_t width) {
+    return torch::cat({rows, torch::zeros({S, 1, width}, torch::kFloat32).to(n.device)}, 1)
+        .index_select(1, n.pad_index)
+        .view({S * C, W, width});
+  };
+  const torch::Tensor x = as_chains(input(pool, pool_stats_, {S, P, F}, n.device), F);
+  const torch::Tensor a = as_chains(plain(actions, {S, P, 2}, n.device), 2);
+  const torch::Tensor g = input(global, global_stats_, {S, G}, n.device).repeat_interleave(C, 0);
+  const torch::Tensor q = n.critic1->forward(x, g, a, n.chain_mask.repeat({S, 1})).to(torch::kCPU).contiguous();
+  std::copy_n(q.data_ptr<float>(), values.size(), values.begin());
+}
+
 UpdateStats Td3Agent::update(const TransitionBatch& batch, bool actor) {
   Nets& n = *nets_;
   const BatchTensors t = batch_tensors(batch, shape_, pool_stats_, global_stats_, n.device);
@@ -220,7 +243,8 @@ UpdateStats Td3Agent::update(const TransitionBatch& batch, bool actor) {
     torch::NoGradGuard no_grad;
     // Smoothing noise from a generator seeded by the update count: a resumed run draws what the first would have.
     auto generator = at::make_generator<at::CPUGeneratorImpl>(seed_ * 0x9E3779B97F4A7C15ULL + updates_);
-    const torch::Tensor noise = (at::normal(0.0, settings_.target_noise, {B, W, 2}, generator))
+    // One smoothing noise per chain sample, shared by its pools, as exploration is.
+    const torch::Tensor noise = (at::normal(0.0, settings_.target_noise, {B, 1, 2}, generator))
                                     .clamp(-settings_.noise_clip, settings_.noise_clip)
                                     .to(torch::kFloat32)
                                     .to(n.device);
@@ -249,7 +273,11 @@ UpdateStats Td3Agent::update(const TransitionBatch& batch, bool actor) {
     soft_update(*n.critic2_target, *n.critic2, settings_.tau);
   } else if (updates_ % settings_.policy_delay == 0) {
     const torch::Tensor pi = n.actor->forward(s, g, mask);
-    const torch::Tensor q = n.critic1->forward(s, g, pi, mask);
+    torch::Tensor q = n.critic1->forward(s, g, pi, mask);
+    if (!batch.actor_weight.empty()) {
+      const torch::Tensor size = plain(batch.actor_weight, {B}, n.device);
+      q = q * size / size.mean();
+    }
     torch::Tensor actor_loss;
     if (settings_.bc_alpha > 0) {
       const torch::Tensor lambda = settings_.bc_alpha / q.abs().mean().detach().clamp_min(1e-6);

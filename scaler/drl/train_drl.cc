@@ -50,7 +50,16 @@ training:
                          (default 0: the untrained actor acts, with noise)
   --teacher KEY=VALUE    an online-policy parameter for the teacher and the
                          validation baseline, repeatable
+  --critic-warmup N      critic-only updates on the start slots before the
+                         actor learns (default 500)
+  --chain-rewards size|cost  each chain's reward in units of its own size
+                         (default) or in cost units
+  --actor-weights size|even  the actor weighs each chain's value by the chain's
+                         size, minimising the system's cost (default), or
+                         weighs chains alike
   --explore X            std of the exploration noise on actions (default 0.2)
+  --explore-per chain|pool  one noise per chain shared by its pools (default)
+                         or one per pool
   --explore-theta X      its pull back to 0 per slot (default 0.15; 1: independent
                          noise every slot)
   --batch N              chains per update (default 128)
@@ -149,7 +158,14 @@ Options parse_options(int argc, char** argv) {
       s.imitation_updates = nfv::option_count(option, value);
       s.imitation = s.imitation_updates > 0;
     } else if (option == "--teacher") nfv::add_named_param(option, value, s.teacher);
-    else if (option == "--explore") s.explore_noise = nfv::option_number(option, value);
+    else if (option == "--explore-per") {
+      if (value != "chain" && value != "pool") throw std::invalid_argument("--explore-per: expected chain or pool, got '" + value + "'");
+      s.explore_per_chain = value == "chain";
+    } else if (option == "--critic-warmup") s.critic_warmup = nfv::option_count(option, value);
+    else if (option == "--chain-rewards") {
+      if (value != "size" && value != "cost") throw std::invalid_argument("--chain-rewards: expected size or cost, got '" + value + "'");
+      s.size_scaled_rewards = value == "size";
+    } else if (option == "--explore") s.explore_noise = nfv::option_number(option, value);
     else if (option == "--explore-theta") s.explore_theta = nfv::option_number(option, value);
     else if (option == "--batch") s.batch = positive(option, value);
     else if (option == "--updates") s.updates_per_step = positive(option, value);

@@ -57,8 +57,11 @@ void TransitionLayout::gather(const ReplayBuffer& buffer, const ReplaySample& sa
   batch.next_global.resize(n * G);
   batch.reward.resize(n);
   batch.weight.assign(sample.weight.begin(), sample.weight.end());
+  batch.chain.resize(n);
+  batch.actor_weight.clear();
   for (std::size_t b = 0; b < n; ++b) {
     const std::size_t chain = sample.index[b] % chains();
+    batch.chain[b] = chain;
     const std::span<const float> r = buffer.record(sample.index[b] / chains());
     const std::size_t first = chain_begin_[chain], count = chain_begin_[chain + 1] - first;
     auto take = [&](std::size_t at, std::size_t size, std::vector<float>& out, std::size_t out_at) {

@@ -23,6 +23,11 @@ struct TransitionBatch {
   std::size_t width = 0;    // pool rows per sample (padded)
   std::vector<float> pool, mask, global, action, reward, next_pool, next_global;  // [samples x width x ...]
   std::vector<float> weight;  // importance weights, one per sample
+  std::vector<std::size_t> chain;  // each sample's chain
+  // Each sample's weight in the actor's objective (empty: all 1). Rewards
+  // come in units of the chain's size; weighing values back by it makes
+  // the actor minimise the system's cost, not favour the many small chains.
+  std::vector<float> actor_weight;
 };
 
 class TransitionLayout {
