@@ -324,9 +324,45 @@ TEST(ActionDecoder, FollowsTheOutputWhereItFitsAndSplitsBySoftmax) {
   ASSERT_EQ(least.pools.size(), 1u);
   EXPECT_EQ(least.pools[0].site, 1u);
   EXPECT_EQ(least.pools[0].instances, 1);
-  // More than site A hosts (16): cut to its capacity.
-  EXPECT_EQ(decoder.decode(std::vector<float>{40.0f, 0.0f}).pools[0].instances, 16);
+  // More than site A hosts (16): cut to its capacity, and what A cannot
+  // hold moves to B, the hop's other site within the SLA, up to its 16.
+  const Plan spilled = decoder.decode(std::vector<float>{20.0f, 0.0f});
+  ASSERT_EQ(spilled.pools.size(), 2u);
+  EXPECT_EQ(spilled.pools[0].instances, 16);
+  EXPECT_EQ(spilled.pools[1].instances, 4);
+  EXPECT_NEAR(spilled.pools[1].split, 0.2, 1e-9);  // the traffic follows the capacity
+  const Plan full = decoder.decode(std::vector<float>{40.0f, 0.0f});
+  EXPECT_EQ(full.pools[0].instances, 16);
+  EXPECT_EQ(full.pools[1].instances, 16);
   EXPECT_EQ(decoder.fallbacks(), 0u);
+}
+
+TEST(ActionDecoder, WhatAFullSiteCannotHoldGoesFirstWhereTheRunningPlanHasInstancesToSpare) {
+  // Three sites within the SLA, A full: the overflow goes to C, where the
+  // running plan has instances (no deployment), though the output leans to B.
+  Topology t = test::two_sites(1000, 50);
+  t.sites.push_back(Site{"C", 41.0, -80.0, 16, 3.0, 11.0});
+  t.add_link(0, 2, 10.0);
+  t.add_link(1, 2, 10.0);
+  const auto model = std::make_shared<const SystemModel>(t, test::sim_settings(1000, 64));
+  const ActionDecoder decoder(model, DecoderSettings{});
+  const PoolIndex& index = model->pool_index();
+  std::vector<float> want(decoder.pools(), 0.0f);
+  want[index(0, 0, 0)] = 19.0f;
+  want[index(0, 0, 1)] = 0.4f;  // rounds to nothing, but B is the output's next choice
+  const Plan running{{PoolPlan{0, 0, 0, 16, 0.8}, PoolPlan{0, 0, 2, 4, 0.2}}};
+  auto at = [&](const Plan& plan, std::uint32_t site) {
+    for (const PoolPlan& p : plan.pools)
+      if (p.site == site) return p.instances;
+    return 0;
+  };
+  const Plan plan = decoder.decode(want, {}, &running);
+  EXPECT_EQ(at(plan, 0), 16);
+  EXPECT_EQ(at(plan, 2), 3);
+  EXPECT_EQ(at(plan, 1), 0);
+  const Plan without = decoder.decode(want);
+  EXPECT_EQ(at(without, 1), 3);
+  EXPECT_EQ(at(without, 2), 0);
 }
 
 TEST(ActionDecoder, LimitsNoPlanCanMeetAreRefusedWhenItIsMade) {
