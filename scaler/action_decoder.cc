@@ -23,9 +23,24 @@ double score(std::span<const float> values, std::size_t at) {
 
 }  // namespace
 
+std::vector<std::uint8_t> plan_pools(const SystemModel& model, const Plan& plan) {
+  const PoolIndex& index = model.pool_index();
+  std::vector<std::uint8_t> mask(index.pools(), 0);
+  for (const PoolPlan& p : plan.pools)
+    if (p.chain < model.chains() && p.hop < model.topology().chains[p.chain].vnfs.size() && p.site < model.sites())
+      mask[index(p.chain, p.hop, p.site)] = 1;
+  return mask;
+}
+
 ActionDecoder::ActionDecoder(std::shared_ptr<const SystemModel> model, DecoderSettings settings)
     : model_(std::move(model)), settings_(std::move(settings)), candidate_(sla_pool_mask(*model_)) {
   const SystemModel& m = *model_;
+  if (!settings_.pools.empty()) {
+    if (settings_.pools.size() != candidate_.size())
+      throw std::invalid_argument("decoder: a pool mask of " + std::to_string(settings_.pools.size()) + " pools, the system has " +
+                                  std::to_string(candidate_.size()));
+    for (std::size_t p = 0; p < candidate_.size(); ++p) candidate_[p] = candidate_[p] && settings_.pools[p];
+  }
   const Topology& topology = m.topology();
   const PoolIndex& index = m.pool_index();
   const std::size_t sites = m.sites();

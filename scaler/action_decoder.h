@@ -26,7 +26,13 @@ struct DecoderSettings {
   std::uint32_t min_instances_per_hop = 1;  // over the hop's sites
   std::uint32_t max_instances_per_pool = 64;
   SiteLimits limits;  // the operator's per-site limits, as the slot loop applies them
+  // Per pool (PoolIndex), 1 where plans may run it, e.g. the pools the
+  // pods have (plan_pools); empty: every pool within its chain's SLA.
+  std::vector<std::uint8_t> pools;
 };
+
+// Per pool (PoolIndex), 1 where `plan` has the pool (with or without instances).
+std::vector<std::uint8_t> plan_pools(const SystemModel& model, const Plan& plan);
 
 class ActionDecoder {
  public:

@@ -5,10 +5,11 @@
 // 1-s slot through their control APIs. Drops stay within 1% of the packets,
 // the instance counts follow the traffic, and a policy switch
 // (`nfvctl policy set threshold`) shows in the journal within one slot while
-// the pods keep forwarding.
+// the pods keep forwarding. The drl policy does the same on the same pods.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <map>
@@ -105,14 +106,9 @@ std::string scaler_yaml(const std::string& dir, int slots, const std::string& po
          "  - {name: kscy, control: '127.0.0.1:" + std::to_string(kControlBase + 2) + "', token: t, sites: [KSCYng]}\n";
 }
 
-TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPolicyLive) {
-  const std::string dir = make_temp_dir("scaler_pods");
-  write_file(dir + "/trace.csv", rate_trace_to_csv(compressed_day()));
-  write_file(dir + "/topology.yaml", three_sites(16));
-  write_file(dir + "/plan.yaml", kStartingPlan);
-  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: online, params: {plan: " + dir +
-                                                         "/plan.yaml, candidates: plan, utilisation: '0.75'}}"));
-  const std::string replay_yaml = memif_replay_yaml("sp_replay", dir, "{csv: " + dir + "/trace.csv}", R"(  scale: {slot_wall_seconds: 1}
+// The replay every test of the Abilene trace drives: both chains, 128-B packets.
+std::string abilene_replay_yaml(const std::string& dir, const std::string& name) {
+  return memif_replay_yaml(name, dir, "{csv: " + dir + "/trace.csv}", R"(  scale: {slot_wall_seconds: 1}
   packet_sizes: [{bytes: 128, weight: 1}]
   flows: 1024
   zipf_exponent: 0
@@ -120,13 +116,10 @@ TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPoli
     - {column: video, dst_prefix: 10.1.0.0/16}
     - {column: calls, dst_prefix: 10.2.0.0/16}
 )");
-  // The scaler's 36 slots start some seconds after the replay's (it waits
-  // for the control APIs; 3 to 16 s here), so the pods run until the scaler
-  // is done and are then stopped; the idle stop is only a backstop.
-  const std::vector<std::string> stop{"--stop-when-idle-ms", "60000"};
-  AbilenePods pods = start_abilene_pods(dir, "sp_", pod_chains(), stop, kControlBase);
-  // Traffic first: the pods serve their control APIs once their links are up.
-  ReplayRun replay = start_replay(dir, "sp_replay", replay_yaml, "1", {"--quiet"});
+}
+
+// Polls until every pod serves its control API (they do once their links are up).
+void await_pod_controls(const AbilenePods& pods) {
   const std::string nfvctl = std::getenv("NFVCTL");
   for (int port = kControlBase; port < kControlBase + 3; ++port) {
     bool up = false;
@@ -136,45 +129,86 @@ TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPoli
     }
     ASSERT_TRUE(up) << "pod control port " << port << "\n" << pods.nycm.logs();
   }
-  const char* scaler_binary = std::getenv("NFV_SCALER");
-  ASSERT_NE(scaler_binary, nullptr);
-  Subprocess scaler({scaler_binary, "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
+}
 
-  // Late in the run, switch the policy while traffic flows.
-  const std::string scaler_addr = " --addr 127.0.0.1:" + std::to_string(kControlBase + 3) + " --token t ";
-  std::uint64_t asked_at = 0;
+// nfvctl against the scaler's control API.
+std::string scaler_nfvctl() {
+  return std::string(std::getenv("NFVCTL")) + " --addr 127.0.0.1:" + std::to_string(kControlBase + 3) + " --token t ";
+}
+
+// Polls the scaler until its next slot is at least `slot` (at most 60 s); returns that next slot (0: never reached).
+std::uint64_t await_next_slot(std::uint64_t slot) {
+  std::uint64_t next = 0;
   for (int waited = 0; waited < 600; ++waited) {
-    const CommandResult show = run_command(nfvctl + scaler_addr + "policy show", 5);
+    const CommandResult show = run_command(scaler_nfvctl() + "policy show", 5);
     const auto at = show.output.find("next slot ");
     if (show.exit_code == 0 && at != std::string::npos) {
-      asked_at = std::stoull(show.output.substr(at + 10));
-      if (asked_at >= 30) break;
+      next = std::stoull(show.output.substr(at + 10));
+      if (next >= slot) return next;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  ASSERT_GE(asked_at, 30u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  const CommandResult set = run_command(nfvctl + scaler_addr + "policy set threshold", 5);
-  ASSERT_EQ(set.exit_code, 0) << set.output;
+  return 0;
+}
 
-  ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
-  ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+// Stops the pods once the replay and the scaler are done; every mbuf must be back.
+void stop_pods(AbilenePods& pods) {
   for (PodRun* pod : pods.all()) pod->process->signal(SIGINT);
   for (PodRun* pod : pods.all()) {
     ASSERT_EQ(pod->wait(), 0) << pod->logs();
     EXPECT_EQ(pod->stats().mempool_in_use_after_close(), 0) << pod->name;
   }
+}
 
-  // Drops: within 1% of what was sent, over the whole run.
+// Over the replay's slot CSV: packets sent, lost, and received per slot.
+struct ReplayTotals {
   double sent = 0, lost = 0;
   std::map<int, double> received_per_slot;
+};
+ReplayTotals replay_totals(const ReplayRun& replay) {
+  ReplayTotals totals;
   for (const CsvRow& row : read_slot_csv(replay.csv()).rows) {
-    sent += std::stod(row.at("sent"));
-    lost += std::stod(row.at("lost"));
-    received_per_slot[std::stoi(row.at("slot"))] += std::stod(row.at("received"));
+    totals.sent += std::stod(row.at("sent"));
+    totals.lost += std::stod(row.at("lost"));
+    totals.received_per_slot[std::stoi(row.at("slot"))] += std::stod(row.at("received"));
   }
-  ASSERT_GT(sent, 0);
-  EXPECT_LE(lost, 0.01 * sent) << "lost " << lost << " of " << sent << "\n" << read_file(dir + "/scaler.out");
-  for (const auto& [slot, received] : received_per_slot) EXPECT_GT(received, 0) << "slot " << slot;
+  return totals;
+}
+
+TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPolicyLive) {
+  const std::string dir = make_temp_dir("scaler_pods");
+  write_file(dir + "/trace.csv", rate_trace_to_csv(compressed_day()));
+  write_file(dir + "/topology.yaml", three_sites(16));
+  write_file(dir + "/plan.yaml", kStartingPlan);
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: online, params: {plan: " + dir +
+                                                         "/plan.yaml, candidates: plan, utilisation: '0.75'}}"));
+  // The scaler's 36 slots start some seconds after the replay's (it waits
+  // for the control APIs; 3 to 16 s here), so the pods run until the scaler
+  // is done and are then stopped; the idle stop is only a backstop.
+  const std::vector<std::string> stop{"--stop-when-idle-ms", "60000"};
+  AbilenePods pods = start_abilene_pods(dir, "sp_", pod_chains(), stop, kControlBase);
+  // Traffic first: the pods serve their control APIs once their links are up.
+  ReplayRun replay = start_replay(dir, "sp_replay", abilene_replay_yaml(dir, "sp_replay"), "1", {"--quiet"});
+  await_pod_controls(pods);
+  const char* scaler_binary = std::getenv("NFV_SCALER");
+  ASSERT_NE(scaler_binary, nullptr);
+  Subprocess scaler({scaler_binary, "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
+
+  // Late in the run, switch the policy while traffic flows.
+  const std::uint64_t asked_at = await_next_slot(30);
+  ASSERT_GE(asked_at, 30u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  const CommandResult set = run_command(scaler_nfvctl() + "policy set threshold", 5);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+
+  ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
+  ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  stop_pods(pods);
+
+  // Drops: within 1% of what was sent, over the whole run.
+  const ReplayTotals totals = replay_totals(replay);
+  ASSERT_GT(totals.sent, 0);
+  EXPECT_LE(totals.lost, 0.01 * totals.sent) << "lost " << totals.lost << " of " << totals.sent << "\n" << read_file(dir + "/scaler.out");
+  for (const auto& [slot, received] : totals.received_per_slot) EXPECT_GT(received, 0) << "slot " << slot;
 
   // The journal: online until the switch, threshold from the slot asked or the next.
   const auto entries = Journal::read(dir + "/journal.jsonl");
@@ -210,6 +244,96 @@ TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPoli
 }
 
 
+// March at the same stride: the days the drl agent trains on (it serves April).
+RateTrace training_days() {
+  const RateTraceFile file = load_abilene_traffic(shared_data("traffic/abilene/abilene_tm_5min_mbps.csv"));
+  const RateTrace& march = file.blocks.at(0);
+  RateTrace out = compressed_day();
+  out.values.clear();
+  const std::size_t video = march.column_index("NYCMng->IPLSng"), calls = march.column_index("CHINng->NYCMng");
+  for (std::size_t row = 0; row < march.rows(); row += kRowStride) {
+    out.values.push_back(march.at(row, video) * kPacketsPerMbit);
+    out.values.push_back(march.at(row, calls) * kPacketsPerMbit);
+  }
+  return out;
+}
+
+// The drl policy on the same pods: nfv-train drl trains a small agent on
+// this system over March, and the scaler serves it with
+// the online guard, both kept to the pods' pools (candidates=plan). It is
+// switched live drl -> online -> drl through nfvctl while traffic flows:
+// drops stay within 1% of the packets, and the journal shows the three
+// stretches, the agent's entries with their actions and guard decisions.
+TEST(ScalerWithPods, DrlServesThePodsWithinOnePercentDropsAndSwitchesLiveToOnlineAndBack) {
+  const std::string dir = make_temp_dir("scaler_drl_pods");
+  write_file(dir + "/trace.csv", rate_trace_to_csv(compressed_day()));
+  write_file(dir + "/train.csv", rate_trace_to_csv(training_days()));
+  write_file(dir + "/topology.yaml", three_sites(16));
+  write_file(dir + "/plan.yaml", kStartingPlan);
+  const char* train = std::getenv("NFV_TRAIN");
+  ASSERT_NE(train, nullptr);
+  // Planned with 30% headroom, as the online policy's utilisation 0.75 is
+  // (real pods are burstier than the model), and a penalty per packet that
+  // makes a dropped packet cost what it does to an operator: per GB, 128-B
+  // packets would be nearly free to drop, and the agent would learn to.
+  const std::string sla = " --sla-basis packet --sla-penalty 0.01";
+  const CommandResult trained = run_command(
+      std::string(train) + " drl --topology " + dir + "/topology.yaml --trace " + dir + "/train.csv --slot-seconds 1" +
+          " --packet-bytes 128 --queue-packets 512" + sla + " --forecast persistence --horizon 1 --headroom 1.3 --envs 4" +
+          " --steps 200 --episode 48 --validation 96 --validate-every 100 --start 48 --critic-warmup 100 --hidden 32" +
+          " --quiet --out " + dir + "/drl.pt",
+      300);
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  const std::string checkpoint = dir + "/drl.pt.best";
+  const std::string drl_params = "checkpoint: " + checkpoint + ", plan: " + dir +
+                                 "/plan.yaml, candidates: plan, guard.candidates: plan, guard.utilisation: '0.75'";
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: drl, params: {" + drl_params + "}}") +
+                                      "sla_basis: packet\nsla_penalty: 0.01\n");
+  AbilenePods pods = start_abilene_pods(dir, "sd_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
+  ReplayRun replay = start_replay(dir, "sd_replay", abilene_replay_yaml(dir, "sd_replay"), "1", {"--quiet"});
+  await_pod_controls(pods);
+  Subprocess scaler({std::getenv("NFV_SCALER"), "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
+
+  const std::uint64_t to_online = await_next_slot(12);
+  ASSERT_GE(to_online, 12u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  CommandResult set = run_command(scaler_nfvctl() + "policy set online plan=" + dir + "/plan.yaml candidates=plan utilisation=0.75", 5);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+  const std::uint64_t to_drl = await_next_slot(24);
+  ASSERT_GE(to_drl, 24u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  set = run_command(scaler_nfvctl() + "policy set drl checkpoint=" + checkpoint + " plan=" + dir +
+                        "/plan.yaml candidates=plan guard.candidates=plan guard.utilisation=0.75", 5);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+
+  ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
+  ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  stop_pods(pods);
+
+  const ReplayTotals totals = replay_totals(replay);
+  ASSERT_GT(totals.sent, 0);
+  EXPECT_LE(totals.lost, 0.01 * totals.sent) << "lost " << totals.lost << " of " << totals.sent << "\n" << read_file(dir + "/scaler.out");
+
+  std::vector<std::string> stretches;
+  std::size_t agent_slots = 0, guarded_slots = 0;
+  for (const auto& e : Journal::read(dir + "/journal.jsonl")) {
+    EXPECT_TRUE(e.error().empty()) << "slot " << e.slot() << ": " << e.error();
+    if (stretches.empty() || stretches.back() != e.policy().name()) stretches.push_back(e.policy().name());
+    if (e.policy().name() != "drl" || !e.has_learned()) continue;
+    EXPECT_GT(e.learned().actions_size(), 0) << "slot " << e.slot();
+    EXPECT_TRUE(std::isfinite(e.learned().value())) << "slot " << e.slot();
+    // Every pool the plan runs is one the pods have.
+    for (const auto& pool : e.plan())
+      EXPECT_TRUE((pool.chain() == "video" && pool.hop() == 1 && pool.site() == "NYCMng") ||
+                  (pool.chain() == "video" && pool.hop() == 2 && pool.site() == "CHINng") ||
+                  (pool.chain() == "calls" && pool.hop() == 1 && pool.site() == "CHINng"))
+          << "slot " << e.slot() << ": " << pool.chain() << " hop " << pool.hop() << " at " << pool.site();
+    (e.learned().guard() == "agent" ? agent_slots : guarded_slots) += 1;
+  }
+  EXPECT_EQ(stretches, (std::vector<std::string>{"drl", "online", "drl"})) << read_file(dir + "/scaler.out");
+  EXPECT_GT(agent_slots, 0u) << "the guard decided every drl slot";
+  std::printf("drl pods: lost %.0f of %.0f packets; drl slots: %zu by the agent, %zu by its guard\n", totals.lost,
+              totals.sent, agent_slots, guarded_slots);
+}
+
 // A plan one pod refuses changes no pod: every pod checks it first (a dry
 // run), then every pod applies it. Switched live to a plan that wants more
 // instances at NYCMng (within its pools' limit) and more at CHINng than its
@@ -227,16 +351,8 @@ TEST(ScalerWithPods, APlanOnePodRefusesChangesNoPod) {
   write_file(dir + "/scaler.yaml", scaler_yaml(dir, 6, "{name: static, params: {plan: " + dir + "/plan.yaml}}"));
   AbilenePods pods = start_abilene_pods(dir, "sr_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
   Subprocess scaler({std::getenv("NFV_SCALER"), "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
-  const std::string nfvctl = std::string(std::getenv("NFVCTL")) + " --addr 127.0.0.1:" + std::to_string(kControlBase + 3) + " --token t ";
-  std::uint64_t asked_at = 0;
-  for (int waited = 0; waited < 600 && asked_at < 2; ++waited) {
-    const CommandResult show = run_command(nfvctl + "policy show", 5);
-    const auto at = show.output.find("next slot ");
-    if (show.exit_code == 0 && at != std::string::npos) asked_at = std::stoull(show.output.substr(at + 10));
-    if (asked_at < 2) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_GE(asked_at, 2u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  const CommandResult set = run_command(nfvctl + "policy set static plan=" + dir + "/refused.yaml", 5);
+  ASSERT_GE(await_next_slot(2), 2u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  const CommandResult set = run_command(scaler_nfvctl() + "policy set static plan=" + dir + "/refused.yaml", 5);
   ASSERT_EQ(set.exit_code, 0) << set.output;
   ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
 

@@ -40,13 +40,26 @@ std::optional<RateUnit> option_rate_unit(const std::string& option, const std::s
 
 ParamReader::ParamReader(std::string what, const NamedParams& params, std::set<std::string> known)
     : what_(std::move(what)), params_(params) {
+  const auto is_known = [&](const std::string& key) {
+    if (known.count(key)) return true;
+    for (const std::string& k : known)
+      if (!k.empty() && k.back() == '.' && key.size() > k.size() && key.compare(0, k.size(), k) == 0) return true;
+    return false;
+  };
   for (const auto& [key, value] : params)
-    if (!known.count(key)) {
+    if (!is_known(key)) {
       std::string list;
       for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
       throw std::invalid_argument(what_ + ": unknown parameter '" + key + "' (known: " + (list.empty() ? "none" : list) +
                                   ")");
     }
+}
+
+NamedParams ParamReader::prefixed(const std::string& prefix) const {
+  NamedParams out;
+  for (const auto& [key, value] : params_)
+    if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0) out[key.substr(prefix.size())] = value;
+  return out;
 }
 
 double ParamReader::number(const std::string& key, double fallback) const {

@@ -33,13 +33,16 @@ using NamedParams = std::map<std::string, std::string>;
 // the parameter: "policy online: parameter 'eta': expected a number, got 'x'".
 class ParamReader {
  public:
-  // `what`: e.g. "policy online"; `known`: every parameter it takes.
+  // `what`: e.g. "policy online"; `known`: every parameter it takes; one
+  // ending in '.' takes every key it begins (another component's parameters).
   ParamReader(std::string what, const NamedParams& params, std::set<std::string> known);
 
   double number(const std::string& key, double fallback) const;
   std::uint32_t count(const std::string& key, std::uint32_t fallback) const;  // whole, >= 0
   std::string text(const std::string& key, const std::string& fallback) const;
   bool has(const std::string& key) const { return params_.count(key) != 0; }
+  // The parameters whose keys begin with `prefix`, the prefix cut off.
+  NamedParams prefixed(const std::string& prefix) const;
   const std::string& what() const { return what_; }
 
  private:

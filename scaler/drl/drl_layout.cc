@@ -8,15 +8,16 @@
 
 namespace nfv {
 
-DrlLayout::DrlLayout(std::shared_ptr<const SystemModel> model, const Featurizer& featurizer, ActionScale scale)
+DrlLayout::DrlLayout(std::shared_ptr<const SystemModel> model, const Featurizer& featurizer, ActionScale scale,
+                     const std::vector<std::uint8_t>& pools)
     : model_(std::move(model)), scale_(scale), chains_(model_->chains()),
       pool_features_(featurizer.pool_features()), global_features_(featurizer.global_features()) {
   if (!(scale.kappa > 0) || !(scale.logit_range > 0) || !(scale.need_floor >= 0) || !(scale.headroom > 0))
     throw std::invalid_argument("DRL action scale: kappa, logit_range and headroom must be > 0, need_floor >= 0");
   const PoolIndex& index = model_->pool_index();
   const std::vector<std::uint8_t>& candidate = featurizer.candidate();
-  if (candidate.size() != index.pools())
-    throw std::invalid_argument("DRL layout: the featurizer is for another system");
+  if (candidate.size() != index.pools() || (!pools.empty() && pools.size() != index.pools()))
+    throw std::invalid_argument("DRL layout: the featurizer or the pool mask is for another system");
   // PoolIndex order is hop number major, so each hop's candidates are contiguous.
   group_begin_.assign(index.hops() + 1, 0);
   for (std::size_t c = 0; c < chains_; ++c) {
@@ -28,7 +29,7 @@ DrlLayout::DrlLayout(std::shared_ptr<const SystemModel> model, const Featurizer&
       const Chain& route = model_->topology().chains[c];
       std::vector<std::pair<double, std::size_t>> near;
       for (std::size_t s = 0; s < index.sites(); ++s)
-        if (candidate[index(c, h, s)])
+        if (candidate[index(c, h, s)] && (pools.empty() || pools[index(c, h, s)]))
           near.emplace_back(model_->route_delay_ms(route.ingress, s) + model_->route_delay_ms(s, route.egress), s);
       std::sort(near.begin(), near.end());
       if (scale_.sites_per_hop > 0 && near.size() > scale_.sites_per_hop) near.resize(scale_.sites_per_hop);

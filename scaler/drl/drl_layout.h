@@ -41,7 +41,10 @@ struct ActionScale {
 
 class DrlLayout {
  public:
-  DrlLayout(std::shared_ptr<const SystemModel> model, const Featurizer& featurizer, ActionScale scale = {});
+  // `pools`: per PoolIndex pool, 1 where plans may run it (empty: all); the
+  // candidates are the featurizer's among them.
+  DrlLayout(std::shared_ptr<const SystemModel> model, const Featurizer& featurizer, ActionScale scale = {},
+            const std::vector<std::uint8_t>& pools = {});
 
   std::size_t pools() const { return pool_.size(); }  // candidate pools
   std::size_t chains() const { return chains_; }

@@ -42,9 +42,10 @@ AgentShape agent_shape(const DrlLayout& layout) {
 
 namespace {
 
-DecoderSettings decoder_settings(const DrlServing& serving) {
+DecoderSettings decoder_settings(const DrlServing& serving, const std::vector<std::uint8_t>& pools) {
   DecoderSettings settings;
   settings.max_instances_per_pool = serving.max_instances_per_pool;
+  settings.pools = pools;
   return settings;
 }
 
@@ -66,10 +67,10 @@ double shortfall(const SystemModel& model, const Plan& plan, const Observation& 
 }  // namespace
 
 DrlPolicy::DrlPolicy(const PolicyContext& context, std::shared_ptr<const Td3Agent> agent, DrlServing serving,
-                     GuardSettings guard)
+                     GuardSettings guard, const std::vector<std::uint8_t>& pools)
     : model_(context.model), agent_(std::move(agent)), serving_(std::move(serving)), guard_settings_(std::move(guard)),
-      featurizer_(model_, context.mapping, serving_.horizon), layout_(model_, featurizer_, serving_.scale),
-      decoder_(model_, decoder_settings(serving_)) {
+      featurizer_(model_, context.mapping, serving_.horizon), layout_(model_, featurizer_, serving_.scale, pools),
+      decoder_(model_, decoder_settings(serving_, pools)) {
   if (!agent_) throw std::invalid_argument("policy drl: no agent");
   const AgentShape& shape = agent_->shape();
   if (shape.pools != layout_.pools() || shape.chains != layout_.chains() ||
@@ -185,7 +186,8 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
 }
 
 std::unique_ptr<DrlPolicy> load_drl_policy(const std::string& checkpoint, const PolicyContext& context,
-                                           GuardSettings guard, const std::string& device) {
+                                           GuardSettings guard, const std::string& device,
+                                           const std::vector<std::uint8_t>& pools) {
   CheckpointExtras wanted;
   wanted.numbers = {{"serving", {}}};
   wanted.text = {{"forecast", {}}};
@@ -198,10 +200,10 @@ std::unique_ptr<DrlPolicy> load_drl_policy(const std::string& checkpoint, const 
     throw std::runtime_error(checkpoint + ": " + e.what());
   }
   const Featurizer featurizer(context.model, context.mapping, serving.horizon);
-  const DrlLayout layout(context.model, featurizer, serving.scale);
+  const DrlLayout layout(context.model, featurizer, serving.scale, pools);
   CheckpointExtras none;
   std::shared_ptr<Td3Agent> agent = Td3Agent::load(checkpoint, agent_shape(layout), none, /*optimizer=*/false, device);
-  return std::make_unique<DrlPolicy>(context, std::move(agent), serving, std::move(guard));
+  return std::make_unique<DrlPolicy>(context, std::move(agent), serving, std::move(guard), pools);
 }
 
 }  // namespace nfv
@@ -214,8 +216,10 @@ const PolicyRegistration kDrl{
     "drl",
     "the TD3 agent of a checkpoint (nfv-train drl): checkpoint=FILE (required), guard=online|threshold|static|none "
     "(online), margin (0.1: the forecast share the plan may leave unserved), range_share (0.01) and range_slack (0.5): "
-    "inputs outside the training range, hold (12: slots the guard keeps after it fired), device=cpu|cuda (cpu)",
-    with_placement({"checkpoint", "guard", "margin", "range_share", "range_slack", "hold", "device"}),
+    "inputs outside the training range, hold (12: slots the guard keeps after it fired), device=cpu|cuda (cpu), "
+    "candidates=sla|plan (sla: any site within the SLA; plan: only the starting plan's pools, e.g. the pods'), "
+    "guard.KEY=VALUE (a parameter of the guard policy, e.g. guard.utilisation=0.75)",
+    with_placement({"checkpoint", "guard", "margin", "range_share", "range_slack", "hold", "device", "candidates", "guard."}),
     [](const ParamReader& params, const PolicyContext& context) -> std::unique_ptr<Policy> {
       const std::string checkpoint = params.text("checkpoint", "");
       if (checkpoint.empty())
@@ -226,8 +230,17 @@ const PolicyRegistration kDrl{
       guard.range_share = params.number("range_share", guard.range_share);
       guard.range_slack = params.number("range_slack", guard.range_slack);
       guard.hold = params.count("hold", static_cast<std::uint32_t>(guard.hold));
+      guard.params = params.prefixed("guard.");
+      // The guard starts from the same plan as the agent unless told otherwise.
+      for (const char* key : {"plan", "instances", "placement"})
+        if (params.has(key) && !guard.params.count(key)) guard.params[key] = params.text(key, "");
+      const std::string candidates = params.text("candidates", "sla");
+      if (candidates != "sla" && candidates != "plan")
+        throw std::invalid_argument(params.what() + ": parameter 'candidates': expected sla or plan, got '" + candidates + "'");
+      std::vector<std::uint8_t> pools;
+      if (candidates == "plan") pools = plan_pools(*context.model, placed_plan(params, context.model->topology()));
       try {
-        return load_drl_policy(checkpoint, context, guard, params.text("device", "cpu"));
+        return load_drl_policy(checkpoint, context, guard, params.text("device", "cpu"), pools);
       } catch (const std::exception& e) {
         throw std::invalid_argument(params.what() + ": " + e.what());
       }

@@ -58,8 +58,9 @@ struct GuardSettings {
 
 class DrlPolicy final : public Policy {
  public:
+  // `pools`: per PoolIndex pool, 1 where plans may run it (plan_pools; empty: every pool within the SLA).
   DrlPolicy(const PolicyContext& context, std::shared_ptr<const Td3Agent> agent, DrlServing serving,
-            GuardSettings guard);
+            GuardSettings guard, const std::vector<std::uint8_t>& pools = {});
   std::string name() const override { return "drl"; }
   Plan decide(const Observation& observation, const Forecast& forecast) override;
   void reset() override;
@@ -91,7 +92,8 @@ class DrlPolicy final : public Policy {
 // The checkpoint's agent on the context's system, with its serving settings.
 // Throws std::runtime_error naming the file when it cannot.
 std::unique_ptr<DrlPolicy> load_drl_policy(const std::string& checkpoint, const PolicyContext& context,
-                                           GuardSettings guard, const std::string& device = "cpu");
+                                           GuardSettings guard, const std::string& device = "cpu",
+                                           const std::vector<std::uint8_t>& pools = {});
 
 // The agent's shape on a system (candidate pools, chains, feature counts).
 AgentShape agent_shape(const DrlLayout& layout);

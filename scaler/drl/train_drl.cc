@@ -38,6 +38,8 @@ training:
   --horizon N            forecast steps in the features (default 3)
   --learn-split          the agent also learns each hop's split over its sites
                          (default: the cheapest site within the SLA takes it)
+  --headroom X           the base plan's instances per instance of forecast
+                         need (default 1.1); the agent learns around it
   --sites-per-hop N      candidate sites per hop, those nearest the chain's
                          route among the sites within its SLA (default 4; 0: all)
   --forecast MODEL[:K=V] what the agent plans with (default ewma:alpha=0.5;
@@ -150,6 +152,7 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--validation") s.validation_slots = positive(option, value);
     else if (option == "--validate-every") s.validate_every = nfv::option_count(option, value);
     else if (option == "--horizon") s.horizon = positive(option, value);
+    else if (option == "--headroom") s.scale.headroom = positive_number(option, value);
     else if (option == "--sites-per-hop") s.scale.sites_per_hop = nfv::option_count(option, value);
     else if (option == "--forecast") s.forecast = nfv::parse_forecast_spec(value);
     else if (option == "--arrival-noise") s.arrival_noise = nfv::option_number(option, value);
