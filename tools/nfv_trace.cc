@@ -1,8 +1,12 @@
 // nfv-trace: makes and reshapes rate traces (docs/traces.md).
 //   nfv-trace gravity --topology FILE [options] > trace.csv
 //   nfv-trace resample --trace FILE --step SECONDS [--trace-unit U] > trace.csv
+//   nfv-trace columns --trace FILE --column SRC->DST=NAME ... > trace.csv
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <utility>
+#include <vector>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +28,9 @@ constexpr const char* kUsage = R"(usage:
       --seed N            (default 1)
   nfv-trace resample --trace FILE --step SECONDS [--trace-unit U]
                           every block's rows averaged into steps of SECONDS (CSV on stdout)
+  nfv-trace columns --trace FILE --column OLD=NEW [--column ...] [--block N] [--trace-unit U]
+                          the chosen columns, renamed (e.g. an OD pair as a chain of
+                          a topology), of every block or block N (CSV on stdout)
 
 A gravity trace: each site a seeded log-normal mass, a pair's share the
 product of its masses damped by distance, a diurnal curve by the source's
@@ -72,6 +79,48 @@ int resample(int argc, char** argv) {
   return 0;
 }
 
+int columns(int argc, char** argv) {
+  std::string trace, unit;
+  std::vector<std::pair<std::string, std::string>> wanted;
+  std::optional<std::size_t> block;
+  for (int i = 2; i < argc; i += 2) {
+    const std::string option = argv[i];
+    if (i + 1 >= argc) throw std::invalid_argument(option + ": expected a value");
+    const std::string value = argv[i + 1];
+    if (option == "--trace") trace = value;
+    else if (option == "--trace-unit") unit = value;
+    else if (option == "--block") block = nfv::option_count(option, value);
+    else if (option == "--column") {
+      const auto equals = value.rfind('=');
+      if (equals == std::string::npos || equals == 0 || equals + 1 == value.size())
+        throw std::invalid_argument("--column: expected OLD=NEW, got '" + value + "'");
+      wanted.emplace_back(value.substr(0, equals), value.substr(equals + 1));
+    } else throw std::invalid_argument("unknown option '" + option + "' (nfv-trace --help)");
+  }
+  if (trace.empty() || wanted.empty()) throw std::invalid_argument("columns: --trace FILE and at least one --column OLD=NEW are required");
+  const nfv::RateTraceFile file = nfv::read_rate_trace_csv(trace, nfv::option_rate_unit("--trace-unit", unit));
+  if (block && *block >= file.blocks.size())
+    throw std::invalid_argument("--block: " + trace + " has " + std::to_string(file.blocks.size()) + " block(s), numbered from 0");
+  std::vector<nfv::RateTrace> blocks;
+  for (std::size_t b = 0; b < file.blocks.size(); ++b) {
+    if (block && b != *block) continue;
+    const nfv::RateTrace& in = file.blocks[b];
+    nfv::RateTrace out = in;
+    out.columns.clear();
+    out.values.clear();
+    std::vector<std::size_t> from;
+    for (const auto& [old_name, new_name] : wanted) {
+      from.push_back(in.column_index(old_name));  // throws naming a missing column
+      out.columns.push_back(new_name);
+    }
+    for (std::size_t row = 0; row < in.rows(); ++row)
+      for (std::size_t c : from) out.values.push_back(in.at(row, c));
+    blocks.push_back(std::move(out));
+  }
+  std::cout << nfv::rate_trace_to_csv(blocks);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,6 +128,7 @@ int main(int argc, char** argv) {
     const std::string command = argc > 1 ? argv[1] : "";
     if (command == "gravity") return gravity(argc, argv);
     if (command == "resample") return resample(argc, argv);
+    if (command == "columns") return columns(argc, argv);
     std::cout << kUsage;
     return command == "--help" || command == "-h" ? 0 : 2;
   } catch (const std::exception& e) {

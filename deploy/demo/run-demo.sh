@@ -6,7 +6,10 @@
 # default). nfv-scaler prints a line per slot; at the end come a summary and
 # an HTML report with the plots.
 #
-#   run-demo.sh BUILD_DIR [--policy static|threshold|online] [--slots N] [RUN_DIR]
+#   run-demo.sh BUILD_DIR [--policy static|threshold|online|drl] [--slots N] [RUN_DIR]
+#
+# drl serves drl.pt, kept here (train-drl.sh remakes it), with the online
+# policy as its guard, both kept to the pods' pools.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD="${1:?usage: run-demo.sh BUILD_DIR [--policy NAME] [--slots N] [RUN_DIR]}"
@@ -34,7 +37,8 @@ if [ -n "$POLICY" ]; then
   case "$POLICY" in
     online) ;;  # the file's own line, with its parameters
     static|threshold) sed -i "s|^policy: .*|policy: {name: $POLICY, params: {plan: $HERE/plan.yaml}}|" "$RUN/scaler.yaml" ;;
-    *) echo "--policy: expected static, threshold or online"; exit 1 ;;
+    drl) sed -i "s|^policy: .*|policy: {name: drl, params: {checkpoint: $HERE/drl.pt, plan: $HERE/plan.yaml, candidates: plan, guard.candidates: plan, guard.utilisation: '0.75'}}|" "$RUN/scaler.yaml" ;;
+    *) echo "--policy: expected static, threshold, online or drl"; exit 1 ;;
   esac
 fi
 
