@@ -164,6 +164,9 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--explore-per") {
       if (value != "chain" && value != "pool") throw std::invalid_argument("--explore-per: expected chain or pool, got '" + value + "'");
       s.explore_per_chain = value == "chain";
+    } else if (option == "--actor-weights") {
+      if (value != "size" && value != "even") throw std::invalid_argument("--actor-weights: expected size or even, got '" + value + "'");
+      s.size_weighted_actor = value == "size";
     } else if (option == "--critic-warmup") s.critic_warmup = nfv::option_count(option, value);
     else if (option == "--chain-rewards") {
       if (value != "size" && value != "cost") throw std::invalid_argument("--chain-rewards: expected size or cost, got '" + value + "'");
