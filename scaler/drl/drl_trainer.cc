@@ -163,6 +163,13 @@ void DrlTrainer::start_episodes() {
   for (std::size_t k = 0; k < settings_.envs; ++k)
     episodes.push_back({stream(settings_.seed, kEpisode, episodes_++), std::nullopt, episode_slots_});
   st.envs->reset(episodes);
+  // The first slot runs the starting plan, as the slot loop's first slot
+  // does when serving: the agent's first decision then sees what a served
+  // one does, a measured slot (often with drops, the starting plan being
+  // small), and learns to recover from it.
+  std::vector<Plan> starting;
+  for (std::size_t k = 0; k < settings_.envs; ++k) starting.push_back((*st.envs)[k].initial_plan());
+  st.envs->step(starting);
   for (auto& teacher : st.teachers) teacher->reset();
   std::fill(st.episode_cost.begin(), st.episode_cost.end(), 0.0);
   featurize_all();
