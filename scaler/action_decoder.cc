@@ -21,14 +21,20 @@ double score(std::span<const float> values, std::size_t at) {
   return std::isnan(v) ? 0.0 : std::clamp(v, -1e30, 1e30);
 }
 
+// Calls `f(pool, plan_pool)` for each of the plan's pools of this system (PoolIndex), skipping others.
+template <typename F>
+void for_each_pool(const SystemModel& model, const Plan& plan, F&& f) {
+  const PoolIndex& index = model.pool_index();
+  for (const PoolPlan& p : plan.pools)
+    if (p.chain < model.chains() && p.hop < model.topology().chains[p.chain].vnfs.size() && p.site < model.sites())
+      f(index(p.chain, p.hop, p.site), p);
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> plan_pools(const SystemModel& model, const Plan& plan) {
-  const PoolIndex& index = model.pool_index();
-  std::vector<std::uint8_t> mask(index.pools(), 0);
-  for (const PoolPlan& p : plan.pools)
-    if (p.chain < model.chains() && p.hop < model.topology().chains[p.chain].vnfs.size() && p.site < model.sites())
-      mask[index(p.chain, p.hop, p.site)] = 1;
+  std::vector<std::uint8_t> mask(model.pool_index().pools(), 0);
+  for_each_pool(model, plan, [&](std::size_t pool, const PoolPlan&) { mask[pool] = 1; });
   return mask;
 }
 
@@ -100,7 +106,8 @@ ActionDecoder::ActionDecoder(std::shared_ptr<const SystemModel> model, DecoderSe
       std::fill(visited.begin(), visited.end(), 0);
       if (!place(place, hop))
         throw std::invalid_argument("decoder: no room for every hop's " + std::to_string(settings_.min_instances_per_hop) +
-                                    " instance(s) at sites within its chain's SLA");
+                                    " instance(s) at sites within its chain's SLA" +
+                                    (settings_.pools.empty() ? "" : " among the pools given (does the plan run every hop?)"));
     }
   for (std::size_t s = 0; s < sites; ++s) {
     bool any = false;
@@ -193,8 +200,17 @@ bool ActionDecoder::fit(std::vector<std::int32_t>& want, std::span<const float> 
   }
   std::vector<double> room(sites);
   for (std::size_t s = 0; s < sites; ++s) room[s] = cap_[s] - used[s];
-  // What a full site could not hold moves to the hop's other sites with
-  // room, those the output prefers first, the largest cuts first: the
+  // Every hop at its minimum, where the output prefers among sites with room.
+  for (std::size_t hop = 0; hop < hops; ++hop)
+    for (std::int32_t missing = min_hop - hop_total(hop); missing > 0; --missing) {
+      const std::size_t s = preferred(hop, room);
+      if (s == sites) return false;
+      ++want[hop * sites + s];
+      --room[s];
+    }
+  // Then what a full site could not hold moves to the hop's other sites with
+  // room (after every hop's minimum, which it must not crowd out), those
+  // the output prefers first, the largest cuts first: the
   // traffic still finds capacity instead of being dropped at the full site.
   std::vector<std::size_t> spill;
   for (std::size_t hop = 0; hop < hops; ++hop)
@@ -214,14 +230,6 @@ bool ActionDecoder::fit(std::vector<std::int32_t>& want, std::span<const float> 
     for (; cut[hop] > 0; --cut[hop]) {
       const std::size_t s = spill_site(hop);
       if (s == sites) break;
-      ++want[hop * sites + s];
-      --room[s];
-    }
-  // Every hop at its minimum, where the output prefers among sites with room.
-  for (std::size_t hop = 0; hop < hops; ++hop)
-    for (std::int32_t missing = min_hop - hop_total(hop); missing > 0; --missing) {
-      const std::size_t s = preferred(hop, room);
-      if (s == sites) return false;
       ++want[hop * sites + s];
       --room[s];
     }
@@ -284,11 +292,8 @@ Plan ActionDecoder::decode(std::span<const float> instances, std::span<const flo
   const std::size_t pools = candidate_.size();
   std::vector<std::int32_t> now;
   if (running) {
-    const PoolIndex& index = model_->pool_index();
     now.assign(pools, 0);
-    for (const PoolPlan& p : running->pools)
-      if (p.chain < model_->chains() && p.hop < model_->topology().chains[p.chain].vnfs.size() && p.site < model_->sites())
-        now[index(p.chain, p.hop, p.site)] = p.instances;
+    for_each_pool(*model_, *running, [&](std::size_t pool, const PoolPlan& p) { now[pool] = p.instances; });
   }
   std::vector<std::int32_t> want(pools, 0);
   const double most = settings_.max_instances_per_pool;

@@ -369,6 +369,64 @@ TEST(DrlTrainer, LearnsToScaleUpBeforeADailyPeakAndBeatsThreshold) {
 
 // The guard: inputs far outside what the agent saw hand every slot to
 // online, counted and explained; inside them the agent's plan runs.
+// candidates=plan keeps the agent's plans (and its online guard's) to the
+// starting plan's pools; guard.KEY reaches the guard; a guard parameter with
+// guard=none, or a bad candidates value, is an error naming it.
+TEST(DrlPolicy, ItsParametersKeepTheAgentAndItsGuardToTheStartingPlansPools) {
+  System system(test::abilene_scenario(200));
+  const DrlLayout& layout = *system.layout;
+  const std::string checkpoint = testing::TempDir() + "drl_params.pt";
+  DrlServing serving;
+  serving.horizon = 3;
+  serving.forecast = "persistence";
+  CheckpointExtras extras;
+  extras.numbers = {{"serving", serving_numbers(serving)}};
+  extras.text = {{"forecast", serving.forecast}};
+  Td3Agent agent(agent_shape(layout), AgentSettings{}, 1);
+  // Statistics of constant rows: every real input is outside their range, so a guard fires every slot.
+  FeatureStatistics pool(layout.pool_features()), global(layout.global_features());
+  pool.add(std::vector<float>(layout.pool_features() * 4, 0.0F));
+  global.add(std::vector<float>(layout.global_features() * 4, 0.0F));
+  agent.set_statistics(pool, global);
+  agent.save(checkpoint, extras);
+  const PolicyContext context(system.model, system.scenario.test->mapping);
+  // The starting plan: every hop at its chain's ingress.
+  const PolicyParams params{{"checkpoint", checkpoint}, {"placement", "ingress"}, {"candidates", "plan"}, {"hold", "0"}};
+  ScalerEnvironment env(system.model, system.scenario.test, place_chains(system.model->topology(), 1, Placement::ingress));
+  env.reset(EpisodeSpec{0, 50, 3});
+  const auto at_ingress = [&](const Plan& plan) {
+    for (const PoolPlan& p : plan.pools)
+      if (p.site != system.model->topology().chains[p.chain].ingress) return false;
+    return true;
+  };
+  // The agent deciding (no guard), then the online guard deciding every slot.
+  PolicyParams agent_alone = params, guarded = params;
+  agent_alone["guard"] = "none";
+  guarded["guard.utilisation"] = "0.75";
+  auto alone = make_policy("drl", agent_alone, context);
+  auto with_guard = make_policy("drl", guarded, context);
+  while (!env.done()) {
+    const Forecast forecast = persistence_forecast(env.observation(), 3);
+    const Plan plan = alone->decide(env.observation(), forecast);
+    EXPECT_TRUE(at_ingress(plan)) << "the agent left the starting plan's pools";
+    const Plan guard_plan = with_guard->decide(env.observation(), forecast);
+    EXPECT_EQ(with_guard->details().guard, "online");
+    EXPECT_TRUE(at_ingress(guard_plan)) << "the online guard left the starting plan's pools";
+    env.step(plan);
+  }
+  PolicyParams wrong = agent_alone;
+  wrong["guard.utilisation"] = "0.75";
+  EXPECT_THROW(make_policy("drl", wrong, context), std::invalid_argument);
+  wrong = params;
+  wrong["candidates"] = "path";
+  try {
+    make_policy("drl", wrong, context);
+    ADD_FAILURE() << "candidates=path accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("parameter 'candidates'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DrlPolicy, TheGuardHandsUnfamiliarSlotsToOnline) {
   System system(test::abilene_scenario(200));
   const DrlLayout& layout = *system.layout;

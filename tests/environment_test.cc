@@ -5,6 +5,8 @@
 // valid plan. Real inputs: Abilene with its April OD matrices, B4, GEANT.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <cmath>
 #include <limits>
 #include <random>
@@ -335,6 +337,44 @@ TEST(ActionDecoder, FollowsTheOutputWhereItFitsAndSplitsBySoftmax) {
   EXPECT_EQ(full.pools[0].instances, 16);
   EXPECT_EQ(full.pools[1].instances, 16);
   EXPECT_EQ(decoder.fallbacks(), 0u);
+}
+
+TEST(ActionDecoder, WhatAFullSiteCannotHoldNeverTakesTheRoomAnotherHopNeedsForItsMinimum) {
+  // Two hops, sites A (16) and B (4): hop 0 asks 20 at A and spills to B,
+  // but only after hop 1 has its one instance (at B, A being full).
+  Topology t = test::two_sites(1000, 50);
+  t.sites[1].instance_capacity = 4;
+  t.chains[0].vnfs = {0, 0};
+  const auto model = std::make_shared<const SystemModel>(t, test::sim_settings(1000, 64));
+  const ActionDecoder decoder(model, DecoderSettings{});
+  const PoolIndex& index = model->pool_index();
+  std::vector<float> want(decoder.pools(), 0.0f);
+  want[index(0, 0, 0)] = 20.0f;
+  const Plan plan = decoder.decode(want);
+  EXPECT_EQ(decoder.fallbacks(), 0u) << "the minimal plan instead of the output's";
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::int32_t> n;
+  for (const PoolPlan& p : plan.pools) n[{p.hop, p.site}] = p.instances;
+  EXPECT_EQ((n[{0, 0}]), 16);
+  EXPECT_EQ((n[{1, 1}]), 1);
+  EXPECT_EQ((n[{0, 1}]), 3);
+}
+
+TEST(ActionDecoder, KeepsToTheGivenPools) {
+  // Only site B's pool may run (the pods have no other): an output that
+  // wants A gets B, and a mask that leaves the hop nowhere is refused.
+  const auto model = std::make_shared<const SystemModel>(test::two_sites(1000, 50), test::sim_settings(1000, 64));
+  DecoderSettings settings;
+  settings.pools = plan_pools(*model, test::one_pool(1, 2));
+  EXPECT_EQ(settings.pools, (std::vector<std::uint8_t>{0, 1}));
+  const ActionDecoder decoder(model, settings);
+  const Plan plan = decoder.decode(std::vector<float>{5.0f, 0.0f});
+  ASSERT_EQ(plan.pools.size(), 1u);
+  EXPECT_EQ(plan.pools[0].site, 1u);
+  EXPECT_EQ(plan.pools[0].instances, 1);
+  settings.pools = {0, 0};
+  EXPECT_THROW(ActionDecoder(model, settings), std::invalid_argument);
+  settings.pools = {1};
+  EXPECT_THROW(ActionDecoder(model, settings), std::invalid_argument);
 }
 
 TEST(ActionDecoder, WhatAFullSiteCannotHoldGoesFirstWhereTheRunningPlanHasInstancesToSpare) {

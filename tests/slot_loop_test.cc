@@ -17,6 +17,7 @@
 #include "policy.h"
 #include "predictor.h"
 #include "scaler_cases.h"
+#include "option_values.h"
 #include "scaler_service.h"
 
 namespace nfv {
@@ -24,6 +25,22 @@ namespace {
 
 using test::abilene_scenario;
 using test::source_path;
+
+TEST(ParamReader, AKnownKeyEndingInADotTakesTheKeysItBeginsAndOnlyThose) {
+  const std::set<std::string> known{"guard", "guard."};
+  const NamedParams params{{"guard", "online"}, {"guard.utilisation", "0.75"}, {"guard.candidates", "plan"}};
+  const ParamReader reader("policy drl", params, known);
+  EXPECT_EQ(reader.prefixed("guard."), (NamedParams{{"utilisation", "0.75"}, {"candidates", "plan"}}));
+  EXPECT_EQ(reader.text("guard", ""), "online");
+  for (const char* bad : {"guard.", "guardx", "guar"}) {
+    try {
+      ParamReader("policy drl", NamedParams{{bad, "1"}}, known);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("unknown parameter '") + bad + "'"), std::string::npos) << e.what();
+    }
+  }
+}
 
 TEST(PolicyRegistry, PoliciesRegisterThemselvesAndUnknownNamesListTheKnownOnes) {
   const auto names = policy_names();

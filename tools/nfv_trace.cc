@@ -1,14 +1,14 @@
 // nfv-trace: makes and reshapes rate traces (docs/traces.md).
 //   nfv-trace gravity --topology FILE [options] > trace.csv
 //   nfv-trace resample --trace FILE --step SECONDS [--trace-unit U] > trace.csv
-//   nfv-trace columns --trace FILE --column SRC->DST=NAME ... > trace.csv
+//   nfv-trace columns --trace FILE --column OLD=NEW ... > trace.csv
 #include <cstdio>
 #include <iostream>
 #include <optional>
-#include <utility>
-#include <vector>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gravity_trace.h"
 #include "option_values.h"
@@ -105,9 +105,11 @@ int columns(int argc, char** argv) {
   for (std::size_t b = 0; b < file.blocks.size(); ++b) {
     if (block && b != *block) continue;
     const nfv::RateTrace& in = file.blocks[b];
-    nfv::RateTrace out = in;
-    out.columns.clear();
-    out.values.clear();
+    nfv::RateTrace out;
+    out.label = in.label;
+    out.step_seconds = in.step_seconds;
+    out.unit = in.unit;
+    out.start_unix_s = in.start_unix_s;
     std::vector<std::size_t> from;
     for (const auto& [old_name, new_name] : wanted) {
       from.push_back(in.column_index(old_name));  // throws naming a missing column

@@ -41,7 +41,7 @@ std::optional<RateUnit> option_rate_unit(const std::string& option, const std::s
 ParamReader::ParamReader(std::string what, const NamedParams& params, std::set<std::string> known)
     : what_(std::move(what)), params_(params) {
   const auto is_known = [&](const std::string& key) {
-    if (known.count(key)) return true;
+    if (known.count(key) && (key.empty() || key.back() != '.')) return true;
     for (const std::string& k : known)
       if (!k.empty() && k.back() == '.' && key.size() > k.size() && key.compare(0, k.size(), k) == 0) return true;
     return false;

@@ -37,7 +37,7 @@ if [ -n "$POLICY" ]; then
   case "$POLICY" in
     online) ;;  # the file's own line, with its parameters
     static|threshold) sed -i "s|^policy: .*|policy: {name: $POLICY, params: {plan: $HERE/plan.yaml}}|" "$RUN/scaler.yaml" ;;
-    drl) sed -i "s|^policy: .*|policy: {name: drl, params: {checkpoint: $HERE/drl.pt, plan: $HERE/plan.yaml, candidates: plan, guard.candidates: plan, guard.utilisation: '0.75'}}|" "$RUN/scaler.yaml" ;;
+    drl) sed -i "s|^policy: .*|policy: {name: drl, params: {checkpoint: $HERE/drl.pt, plan: $HERE/plan.yaml, candidates: plan, guard.utilisation: '0.75'}}|" "$RUN/scaler.yaml" ;;
     *) echo "--policy: expected static, threshold, online or drl"; exit 1 ;;
   esac
 fi

@@ -2,16 +2,22 @@
 # Trains the demo's drl checkpoint (deploy/demo/drl.pt) the way it was made:
 # the demo's two chains over March of the Abilene trace (the demo replays
 # April), rows averaged to 30 minutes as the demo's slots are, the pods'
-# packet size, queue and traffic volume, a per-packet SLA penalty, 30%
-# headroom as the online policy's utilisation 0.75, seed 1. Takes about
+# packet size, queue and traffic volume, a per-packet SLA penalty (per GB,
+# 128-byte packets are nearly free to drop), 30% more instances than the
+# forecast needs (near the third more of the online policy's utilisation
+# 0.75), seed 1. Takes about
 # 10 s on two cores; the best validation checkpoint is written to OUT.
 #
 #   train-drl.sh BUILD_DIR [OUT (default deploy/demo/drl.pt)] [nfv-train options, e.g. --steps 60]
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD="${1:?usage: train-drl.sh BUILD_DIR [OUT] [nfv-train options]}"
-OUT="${2:-$HERE/drl.pt}"
-shift $(( $# >= 2 ? 2 : 1 ))
+shift
+OUT="$HERE/drl.pt"
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then OUT="$1"; shift; fi
+for option in "$@"; do
+  case "$option" in --out|--out=*) echo "train-drl.sh: give the checkpoint as OUT, not --out"; exit 1 ;; esac
+done
 export NFV_SHARED_DATA="${NFV_SHARED_DATA:-$HERE/../../../shared/data}"
 WORK="$(mktemp -d /tmp/nfv-demo-drl-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT

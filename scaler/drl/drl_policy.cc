@@ -218,7 +218,8 @@ const PolicyRegistration kDrl{
     "(online), margin (0.1: the forecast share the plan may leave unserved), range_share (0.01) and range_slack (0.5): "
     "inputs outside the training range, hold (12: slots the guard keeps after it fired), device=cpu|cuda (cpu), "
     "candidates=sla|plan (sla: any site within the SLA; plan: only the starting plan's pools, e.g. the pods'), "
-    "guard.KEY=VALUE (a parameter of the guard policy, e.g. guard.utilisation=0.75)",
+    "guard.KEY=VALUE (a parameter of the guard policy, e.g. guard.utilisation=0.75; the guard gets the agent's plan, "
+    "instances, placement and, for online, candidates=plan unless given its own)",
     with_placement({"checkpoint", "guard", "margin", "range_share", "range_slack", "hold", "device", "candidates", "guard."}),
     [](const ParamReader& params, const PolicyContext& context) -> std::unique_ptr<Policy> {
       const std::string checkpoint = params.text("checkpoint", "");
@@ -231,12 +232,18 @@ const PolicyRegistration kDrl{
       guard.range_slack = params.number("range_slack", guard.range_slack);
       guard.hold = params.count("hold", static_cast<std::uint32_t>(guard.hold));
       guard.params = params.prefixed("guard.");
-      // The guard starts from the same plan as the agent unless told otherwise.
-      for (const char* key : {"plan", "instances", "placement"})
-        if (params.has(key) && !guard.params.count(key)) guard.params[key] = params.text(key, "");
+      if (guard.policy == "none" && !guard.params.empty())
+        throw std::invalid_argument(params.what() + ": parameter 'guard." + guard.params.begin()->first +
+                                    "' given, but guard=none");
       const std::string candidates = params.text("candidates", "sla");
       if (candidates != "sla" && candidates != "plan")
         throw std::invalid_argument(params.what() + ": parameter 'candidates': expected sla or plan, got '" + candidates + "'");
+      // The guard starts from the same plan as the agent, and an online
+      // guard keeps to the same pools, unless told otherwise.
+      for (const char* key : {"plan", "instances", "placement"})
+        if (params.has(key) && !guard.params.count(key)) guard.params[key] = params.text(key, "");
+      if (candidates == "plan" && guard.policy == "online" && !guard.params.count("candidates"))
+        guard.params["candidates"] = "plan";
       std::vector<std::uint8_t> pools;
       if (candidates == "plan") pools = plan_pools(*context.model, placed_plan(params, context.model->topology()));
       try {

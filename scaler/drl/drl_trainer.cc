@@ -79,6 +79,8 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
   const std::size_t day = daily_period_slots(all_->mapping.step_seconds);
   const std::size_t validation = s.validation_slots > 0 ? s.validation_slots : std::min(2 * day, rows / 4);
   episode_slots_ = s.episode_slots > 0 ? s.episode_slots : day;
+  if (episode_slots_ < 2)
+    throw std::invalid_argument("DRL training: --episode must be at least 2 slots (the first runs the starting plan)");
   if (validation == 0 || validation + episode_slots_ + 1 > rows)
     throw std::invalid_argument("DRL training: " + std::to_string(rows) + " training rows cannot hold " +
                                 std::to_string(validation) + " validation slots and an episode of " +
@@ -96,7 +98,7 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
     for (std::size_t t = 0; t < learn_rows_->slots(); ++t) mean += learn_rows_->slot(t)[c];
     mean /= static_cast<double>(learn_rows_->slots());
     const std::size_t first_hop = model_->pool_index().hop_number(c, 0);
-    if (s.size_scaled_rewards) chain_scale_[c] = 1.0 + mean / model_->service_rate_pps(first_hop);
+    chain_scale_[c] = 1.0 + mean / model_->service_rate_pps(first_hop);
   }
   serving_ = make_serving();
   state_ = std::make_unique<State>(model_, *learn_rows_, s);
@@ -121,6 +123,7 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
   st.global.resize(K * G);
   st.next_global.resize(K * G);
   st.actions.resize(K * st.layout.actions());
+  // Noise per action; exploring per chain uses the first 2C of each environment's A (2C <= A: every chain has a pool).
   st.noise.assign(K * st.layout.actions(), 0.0F);
   st.instances.resize(K * P);
   st.logits.resize(K * P);
@@ -246,7 +249,8 @@ void DrlTrainer::collect(bool teacher, bool explore) {
   ++step_;
   if (results[0].done) {
     double mean = 0;
-    for (double cost : st.episode_cost) mean += cost / static_cast<double>(episode_slots_);
+    // Per slot the agent decided: the first ran the starting plan.
+    for (double cost : st.episode_cost) mean += cost / static_cast<double>(episode_slots_ - 1);
     st.recent_cost.push_back(mean / static_cast<double>(K));
     if (st.recent_cost.size() > 8) st.recent_cost.erase(st.recent_cost.begin());
     start_episodes();
@@ -437,7 +441,8 @@ void DrlTrainer::resume(const std::string& checkpoint) {
   auto agent = Td3Agent::load(checkpoint, agent_shape(state_->layout), wanted, /*optimizer=*/true, settings_.agent.device);
   if (wanted.numbers[0].second != serving_numbers(serving()) || wanted.text[0].second != serving().forecast)
     throw std::runtime_error(checkpoint + ": trained with another horizon, forecast or action layout than this "
-                             "command line gives (--horizon, --forecast, --sites-per-hop, --learn-split): give the same");
+                             "command line gives (--horizon, --forecast, --headroom, --sites-per-hop, --learn-split): "
+                             "give the same");
   const std::vector<double>& counters = wanted.numbers[1].second;
   const std::vector<double>& curve = wanted.numbers[2].second;
   if (counters.size() != 5 || curve.size() % kCurveFields != 0)

@@ -37,7 +37,7 @@ namespace nfv {
 struct DrlTrainSettings {
   std::size_t envs = 8;
   std::size_t steps = 3000;           // slots each environment runs (one update round per slot)
-  std::size_t episode_slots = 0;      // 0: one day of trace steps
+  std::size_t episode_slots = 0;      // 0: one day of trace steps; the first runs the starting plan
   std::size_t validation_slots = 0;   // 0: two days of trace steps, at most a quarter of the rows
   std::size_t validate_every = 250;   // slots; 0: only at the end
   std::size_t horizon = 3;            // forecast steps in the features
@@ -49,7 +49,6 @@ struct DrlTrainSettings {
   bool imitation = false;             // start from the online teacher and clone it
   std::size_t imitation_updates = 1000;
   std::size_t critic_warmup = 500;    // critic-only updates on the start slots before the actor learns
-  bool size_scaled_rewards = true;    // each chain's reward in units of its own size (else in cost units)
   bool size_weighted_actor = true;    // the actor weighs each chain's value by its size (TransitionBatch::actor_weight)
   PolicyParams teacher;               // the online policy's parameters
   double explore_noise = 0.2;         // stationary std of the exploration noise on the actions

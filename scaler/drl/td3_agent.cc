@@ -203,29 +203,6 @@ void Td3Agent::act(std::span<const float> pool, std::span<const float> global, s
   }
 }
 
-void Td3Agent::evaluate(std::span<const float> pool, std::span<const float> global, std::size_t states,
-                        std::span<const float> actions, std::span<float> values) const {
-  const auto S = static_cast<std::int64_t>(states), P = static_cast<std::int64_t>(shape_.pools);
-  const auto F = static_cast<std::int64_t>(shape_.pool_features), G = static_cast<std::int64_t>(shape_.global_features);
-  const auto C = static_cast<std::int64_t>(shape_.chains);
-  if (pool.size() != static_cast<std::size_t>(S * P * F) || global.size() != static_cast<std::size_t>(S * G) ||
-      actions.size() != static_cast<std::size_t>(S * P * 2) || values.size() != static_cast<std::size_t>(S * C))
-    throw std::invalid_argument("DRL agent: evaluate() inputs or outputs of the wrong size");
-  torch::NoGradGuard no_grad;
-  Nets& n = *nets_;
-  const std::int64_t W = n.width;
-  const auto as_chains = [&](const torch::Tensor& rows, std::int64_t width) {
-    return torch::cat({rows, torch::zeros({S, 1, width}, torch::kFloat32).to(n.device)}, 1)
-        .index_select(1, n.pad_index)
-        .view({S * C, W, width});
-  };
-  const torch::Tensor x = as_chains(input(pool, pool_stats_, {S, P, F}, n.device), F);
-  const torch::Tensor a = as_chains(plain(actions, {S, P, 2}, n.device), 2);
-  const torch::Tensor g = input(global, global_stats_, {S, G}, n.device).repeat_interleave(C, 0);
-  const torch::Tensor q = n.critic1->forward(x, g, a, n.chain_mask.repeat({S, 1})).to(torch::kCPU).contiguous();
-  std::copy_n(q.data_ptr<float>(), values.size(), values.begin());
-}
-
 UpdateStats Td3Agent::update(const TransitionBatch& batch, bool actor) {
   Nets& n = *nets_;
   const BatchTensors t = batch_tensors(batch, shape_, pool_stats_, global_stats_, n.device);

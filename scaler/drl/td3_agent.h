@@ -80,11 +80,6 @@ class Td3Agent {
   // value of them per state and chain (states x chains, reward units).
   void act(std::span<const float> pool, std::span<const float> global, std::size_t states, std::span<float> actions,
            std::span<float> values = {}) const;
-  // The critic's value of given actions (states x pools x 2) per state and
-  // chain (states x chains, reward units): what a plan other than the
-  // actor's is worth to it.
-  void evaluate(std::span<const float> pool, std::span<const float> global, std::size_t states,
-                std::span<const float> actions, std::span<float> values) const;
   // One TD3 step on a batch of chain samples: the critics every call, the actor and the
   // targets every policy_delay-th call (`actor` false: the critics and
   // their targets only, e.g. to fit the critics to a cloned actor first).

@@ -54,8 +54,6 @@ training:
                          validation baseline, repeatable
   --critic-warmup N      critic-only updates on the start slots before the
                          actor learns (default 500)
-  --chain-rewards size|cost  each chain's reward in units of its own size
-                         (default) or in cost units
   --actor-weights size|even  the actor weighs each chain's value by the chain's
                          size, minimising the system's cost (default), or
                          weighs chains alike
@@ -168,10 +166,7 @@ Options parse_options(int argc, char** argv) {
       if (value != "size" && value != "even") throw std::invalid_argument("--actor-weights: expected size or even, got '" + value + "'");
       s.size_weighted_actor = value == "size";
     } else if (option == "--critic-warmup") s.critic_warmup = nfv::option_count(option, value);
-    else if (option == "--chain-rewards") {
-      if (value != "size" && value != "cost") throw std::invalid_argument("--chain-rewards: expected size or cost, got '" + value + "'");
-      s.size_scaled_rewards = value == "size";
-    } else if (option == "--explore") s.explore_noise = nfv::option_number(option, value);
+    else if (option == "--explore") s.explore_noise = nfv::option_number(option, value);
     else if (option == "--explore-theta") s.explore_theta = nfv::option_number(option, value);
     else if (option == "--batch") s.batch = positive(option, value);
     else if (option == "--updates") s.updates_per_step = positive(option, value);
