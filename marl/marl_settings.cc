@@ -19,14 +19,14 @@ void positive(const char* field, double value) {
 }  // namespace
 
 void validate(const MarlSettings& s) {
-  at_least_one("critic_width", s.critic_width);
-  at_least_one("critic_depth", s.critic_depth);
+  at_least_one("critic_width (m)", s.critic_width);
+  at_least_one("critic_depth (D)", s.critic_depth);
   at_least_one("actor_width", s.actor_width);
   at_least_one("actor_depth", s.actor_depth);
-  at_least_one("critic_steps", s.critic_steps);
-  positive("ball_radius", s.ball_radius);
-  positive("critic_step", s.critic_step);
-  positive("actor_step", s.actor_step);
+  at_least_one("critic_steps (K)", s.critic_steps);
+  positive("ball_radius (B)", s.ball_radius);
+  positive("critic_step (alpha)", s.critic_step);
+  positive("actor_step (beta)", s.actor_step);
   positive("reward_scale", s.reward_scale);
   if (!(s.gamma >= 0 && s.gamma < 1)) throw std::invalid_argument("marl: gamma: expected a number in [0, 1), got " + std::to_string(s.gamma));
   if (s.device != "cpu" && s.device != "cuda") throw std::invalid_argument("marl: device: expected cpu or cuda, got '" + s.device + "'");
