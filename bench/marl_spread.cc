@@ -199,6 +199,7 @@ int run(const Options& o) {
               o.env.width, o.env.height, o.env.episode_length, o.env.copies, o.iterations, o.seeds, o.graph.c_str(),
               o.marl.critic_width, o.marl.critic_depth, o.marl.critic_steps, o.marl.ball_radius, o.marl.critic_step,
               o.marl.actor_step, o.marl.gamma, nfv::to_string(o.marl.layout), o.marl.device.c_str());
+  std::fflush(stdout);
   std::ofstream csv(o.out + "/marl_spread.csv");
   csv << "agents,variant,seed,iteration,team_return\n";
   nfv::ProgressBar bar("marl_spread", true);
@@ -264,6 +265,7 @@ int run(const Options& o) {
     const std::string svg = o.out + "/marl_spread_n" + std::to_string(agents) + ".svg";
     nfv::write_svg(chart, svg);
     std::printf("  chart: %s\n", svg.c_str());
+    std::fflush(stdout);
   }
   std::printf("curves: %s/marl_spread.csv\n", o.out.c_str());
   return 0;
