@@ -1,10 +1,12 @@
 #include "decentralized_actor_critic.h"
 
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "ball_projection.h"
+#include "checkpoint_archive.h"
 #include "gossip.h"
 #include "stacked_mlp.h"
 
@@ -105,7 +107,7 @@ struct DecentralizedActorCritic::Networks {
 
 DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
                                                    const MarlEnvironment& environment, std::uint64_t seed)
-    : settings_(settings) {
+    : settings_(settings), seed_(seed) {
   validate(settings_);
   if (graph.agents() != environment.agents())
     throw std::invalid_argument("marl: graph: " + std::to_string(graph.agents()) + " agents, the environment has " +
@@ -198,6 +200,7 @@ IterationStats DecentralizedActorCritic::iterate(MarlEnvironment& env) {
   torch::NoGradGuard no_grad;
   const torch::Tensor g = n.actor.gradient();
   n.actor.set_parameters(n.actor.parameters() + settings_.actor_step * g / g.norm(2, {1}, true).clamp_min(1e-12));
+  ++iterations_;
   return stats;
 }
 
@@ -226,6 +229,113 @@ std::vector<float> DecentralizedActorCritic::critic_parameters(std::size_t agent
 
 std::vector<float> DecentralizedActorCritic::actor_parameters(std::size_t agent) const {
   return row_of(nets_->actor.parameters(), agent);
+}
+
+namespace {
+
+// The settings as numbers, in one order for saving and loading.
+std::vector<double> settings_numbers(const MarlSettings& s) {
+  return {double(s.critic_width), double(s.critic_depth), double(s.actor_width), double(s.actor_depth),
+          double(s.critic_steps), s.ball_radius, double(s.gossip_rounds), s.critic_step, s.actor_step, s.gamma,
+          s.reward_scale, double(s.actor_signal == ActorSignal::q_value), double(s.layout == NetworkLayout::looped)};
+}
+
+MarlSettings settings_from(const std::vector<double>& v) {
+  if (v.size() != 13) throw std::runtime_error("settings hold " + std::to_string(v.size()) + " numbers, expected 13");
+  MarlSettings s;
+  s.critic_width = static_cast<std::size_t>(v[0]);
+  s.critic_depth = static_cast<std::size_t>(v[1]);
+  s.actor_width = static_cast<std::size_t>(v[2]);
+  s.actor_depth = static_cast<std::size_t>(v[3]);
+  s.critic_steps = static_cast<std::size_t>(v[4]);
+  s.ball_radius = v[5];
+  s.gossip_rounds = static_cast<std::size_t>(v[6]);
+  s.critic_step = v[7];
+  s.actor_step = v[8];
+  s.gamma = v[9];
+  s.reward_scale = v[10];
+  s.actor_signal = v[11] != 0 ? ActorSignal::q_value : ActorSignal::consensus_td_error;
+  s.layout = v[12] != 0 ? NetworkLayout::looped : NetworkLayout::stacked;
+  return s;
+}
+
+std::string describe(const std::vector<double>& numbers) {
+  std::string out;
+  for (double v : numbers) out += (out.empty() ? "" : " ") + std::to_string(static_cast<long long>(v));
+  return out;
+}
+
+}  // namespace
+
+void DecentralizedActorCritic::save(const std::string& path) const {
+  const Networks& n = *nets_;
+  torch::serialize::OutputArchive archive;
+  archive.write("settings", numbers_tensor(settings_numbers(settings_)));
+  archive.write("device", c10::IValue(settings_.device));
+  archive.write("shape", numbers_tensor({double(n.agents), double(n.actions), double(n.state_size)}));
+  // Integers beyond 2^53 do not survive float64: the seed and counts go as text.
+  archive.write("counts", c10::IValue(std::to_string(seed_) + " " + std::to_string(iterations_) + " " +
+                                      std::to_string(traffic().rounds) + " " + std::to_string(traffic().messages) + " " +
+                                      std::to_string(traffic().bytes)));
+  archive.write("critic", n.critic.parameters().to(torch::kCPU));
+  archive.write("critic_center", n.critic_center.to(torch::kCPU));
+  archive.write("actor", n.actor.parameters().to(torch::kCPU));
+  for (std::size_t i = 0; i < n.samplers.size(); ++i) {
+    std::ostringstream state;
+    state << n.samplers[i];
+    archive.write("sampler." + std::to_string(i), c10::IValue(state.str()));
+  }
+  save_archive(archive, path);
+}
+
+std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const std::string& path, const MixingMatrix& graph,
+                                                                         const MarlEnvironment& environment,
+                                                                         const std::string& device) {
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path, torch::kCPU);
+    // A fresh tensor for every read: reading into a defined one resizes its storage.
+    const auto read = [&](const std::string& key) {
+      torch::Tensor t;
+      archive.read(key, t);
+      return t;
+    };
+    const auto read_text = [&](const std::string& key) {
+      c10::IValue text;
+      archive.read(key, text);
+      return text.toStringRef();
+    };
+    MarlSettings settings = settings_from(tensor_numbers(read("settings")));
+    settings.device = device.empty() ? read_text("device") : device;
+    const std::vector<double> shape = tensor_numbers(read("shape"));
+    if (shape.size() != 3 || shape[0] != double(environment.agents()) || shape[1] != double(environment.actions()) ||
+        shape[2] != double(environment.state_size()))
+      throw std::runtime_error("made for another environment (agents, actions, state numbers: " + describe(shape) +
+                               "; here " + describe({double(environment.agents()), double(environment.actions()),
+                                                     double(environment.state_size())}) + ")");
+    const std::string count_text = read_text("counts");
+    std::istringstream counts(count_text);
+    std::uint64_t seed = 0, iterations = 0;
+    GossipTraffic traffic;
+    if (!(counts >> seed >> iterations >> traffic.rounds >> traffic.messages >> traffic.bytes))
+      throw std::runtime_error("unreadable counts '" + count_text + "'");
+    auto learner = std::make_unique<DecentralizedActorCritic>(settings, graph, environment, seed);
+    learner->iterations_ = iterations;
+    Networks& n = *learner->nets_;
+    n.gossip.set_traffic(traffic);
+    n.critic.set_parameters(read("critic"));
+    n.critic_center = read("critic_center").to(n.device);
+    n.actor.set_parameters(read("actor"));
+    for (std::size_t i = 0; i < n.samplers.size(); ++i) {
+      std::istringstream state(read_text("sampler." + std::to_string(i)));
+      if (!(state >> n.samplers[i])) throw std::runtime_error("agent " + std::to_string(i) + "'s generator is unreadable");
+    }
+    return learner;
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": not a MARL checkpoint (" + e.what_without_backtrace() + ")");
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
 }
 
 void set_marl_threads(int threads) { torch::set_num_threads(threads); }

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "marl_environment.h"
@@ -55,6 +56,18 @@ class DecentralizedActorCritic {
 
   // One rollout (every copy, one episode) and one update as above.
   IterationStats iterate(MarlEnvironment& environment);
+  std::uint64_t iterations() const { return iterations_; }
+
+  // Everything the next iteration depends on: settings, every agent's
+  // critic and actor, w0, the agents' generators, the iteration count and
+  // the gossip traffic so far. Written aside, then renamed.
+  void save(const std::string& path) const;
+  // A saved run, going on as if never stopped, on `graph` (e.g. over the
+  // survivors) and `device` (empty: the saved one). Throws
+  // std::runtime_error naming the file when it is not a MARL checkpoint or
+  // was made for another number of agents, actions or state size.
+  static std::unique_ptr<DecentralizedActorCritic> load(const std::string& path, const MixingMatrix& graph,
+                                                        const MarlEnvironment& environment, const std::string& device = "");
 
   // Every agent's action probabilities in `state`: agents x actions.
   std::vector<float> policy(std::span<const float> state) const;
@@ -70,6 +83,8 @@ class DecentralizedActorCritic {
  private:
   struct Networks;
   MarlSettings settings_;
+  std::uint64_t seed_;
+  std::uint64_t iterations_ = 0;
   std::unique_ptr<Networks> nets_;
 };
 

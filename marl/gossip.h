@@ -22,6 +22,8 @@ class Gossip {
   // The weights from now on (e.g. over_survivors after agents died).
   void set_matrix(const MixingMatrix& matrix);
   const GossipTraffic& traffic() const { return traffic_; }
+  // Going on from a saved run's count.
+  void set_traffic(const GossipTraffic& traffic) { traffic_ = traffic; }
 
  private:
   torch::Device device_;

@@ -4,10 +4,12 @@
 // weights after an agent dies), the ball projection, the stacked networks
 // against each agent's network alone, Simple Spread's rewards, settings
 // errors, determinism, and two agents learning a cooperative matrix game in
-// which one of them never sees a reward (it learns through gossip alone).
+// which one of them never sees a reward (it learns through gossip alone);
+// checkpoints that resume a run exactly.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <string>
@@ -318,6 +320,47 @@ TEST(DecentralizedActorCritic, ASeedGivesTheSameParametersAndTheLayoutsAgree) {
   const std::vector<float> looped = run(NetworkLayout::looped, 7);
   ASSERT_EQ(looped.size(), a.size());
   for (std::size_t k = 0; k < a.size(); ++k) ASSERT_NEAR(looped[k], a[k], 1e-4) << "parameter " << k;
+}
+
+TEST(DecentralizedActorCritic, ARunResumedFromItsCheckpointGoesOnAsIfNeverStopped) {
+  set_marl_threads(1);
+  const std::string path = ::testing::TempDir() + "marl_checkpoint.pt";
+  MatrixGame game = coordination_game();
+  const MixingMatrix graph = MixingMatrix::complete(2);
+  DecentralizedActorCritic straight(game_settings(), graph, game, 5);
+  for (int it = 0; it < 6; ++it) straight.iterate(game);
+
+  DecentralizedActorCritic stopped(game_settings(), graph, game, 5);
+  for (int it = 0; it < 3; ++it) stopped.iterate(game);
+  stopped.save(path);
+  const auto resumed = DecentralizedActorCritic::load(path, graph, game);
+  for (int it = 0; it < 3; ++it) resumed->iterate(game);
+
+  EXPECT_EQ(resumed->iterations(), 6U);
+  EXPECT_EQ(resumed->traffic().bytes, straight.traffic().bytes);
+  EXPECT_EQ(resumed->settings().critic_width, 16U);
+  for (std::size_t agent = 0; agent < 2; ++agent) {
+    EXPECT_EQ(resumed->critic_parameters(agent), straight.critic_parameters(agent)) << "agent " << agent;
+    EXPECT_EQ(resumed->actor_parameters(agent), straight.actor_parameters(agent)) << "agent " << agent;
+  }
+  // Another game's shape, and a file that is no checkpoint, are named.
+  MatrixGame bigger({{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}, {1, 1}, 4);
+  try {
+    DecentralizedActorCritic::load(path, graph, bigger);
+    FAIL() << "a checkpoint for 3 actions loaded for 4";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("another environment"), std::string::npos) << e.what();
+  }
+  const std::string text = ::testing::TempDir() + "marl_not_a_checkpoint.pt";
+  std::FILE* f = std::fopen(text.c_str(), "w");
+  std::fputs("not a checkpoint", f);
+  std::fclose(f);
+  try {
+    DecentralizedActorCritic::load(text, graph, game);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a MARL checkpoint"), std::string::npos) << e.what();
+  }
 }
 
 TEST(DecentralizedActorCritic, BadSettingsAreNamed) {
