@@ -124,15 +124,22 @@ MixingMatrix MixingMatrix::ring(std::size_t agents) {
   return metropolis_hastings(agents, edges);
 }
 
+MixingMatrix MixingMatrix::path(std::size_t agents) {
+  std::vector<AgentEdge> edges;
+  for (std::size_t i = 0; i + 1 < agents; ++i) edges.emplace_back(i, i + 1);
+  return metropolis_hastings(agents, edges);
+}
+
 MixingMatrix MixingMatrix::parse(const std::string& option, const std::string& text, std::size_t agents) {
   try {
     if (text == "ring") return ring(agents);
     if (text == "complete") return complete(agents);
+    if (text == "path") return path(agents);
     std::vector<AgentEdge> edges;
     for (const std::string& edge : option_list(text)) {
       const auto dash = edge.find('-');
       if (dash == std::string::npos)
-        throw std::invalid_argument("expected ring, complete or edges like 0-1,1-2, got '" + edge + "'");
+        throw std::invalid_argument("expected ring, path, complete or edges like 0-1,1-2, got '" + edge + "'");
       edges.emplace_back(option_count(option, edge.substr(0, dash)), option_count(option, edge.substr(dash + 1)));
     }
     return metropolis_hastings(agents, edges);

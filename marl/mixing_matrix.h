@@ -37,7 +37,9 @@ class MixingMatrix {
   static MixingMatrix from_topology(const Topology& topology);
   static MixingMatrix complete(std::size_t agents);
   static MixingMatrix ring(std::size_t agents);
-  // "ring", "complete", or an edge list "0-1,1-2,2-0", for `agents` agents.
+  // 0-1-2-...: the sparsest connected graph, the slowest consensus.
+  static MixingMatrix path(std::size_t agents);
+  // "ring", "path", "complete", or an edge list "0-1,1-2,2-0", for `agents` agents.
   // Errors name `option`.
   static MixingMatrix parse(const std::string& option, const std::string& text, std::size_t agents);
 

@@ -14,6 +14,8 @@ RewardSplit parse_reward_split(const std::string& option, const std::string& tex
   throw std::invalid_argument(option + ": expected landmark or first_agent, got '" + text + "'");
 }
 
+const char* to_string(RewardSplit split) { return split == RewardSplit::first_agent ? "first_agent" : "landmark"; }
+
 SimpleSpread::SimpleSpread(SimpleSpreadSettings settings, std::uint64_t seed) : settings_(settings), random_(seed) {
   const auto at_least = [](const char* field, std::size_t value, std::size_t least) {
     if (value < least)

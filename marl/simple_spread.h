@@ -27,6 +27,7 @@ namespace nfv {
 enum class RewardSplit { landmark, first_agent };
 // "landmark" | "first_agent"; throws std::invalid_argument naming `option`.
 RewardSplit parse_reward_split(const std::string& option, const std::string& text);
+const char* to_string(RewardSplit split);
 
 struct SimpleSpreadSettings {
   std::size_t agents = 3;

@@ -69,10 +69,12 @@ TEST(MixingMatrix, AbileneAndARingAreDoublyStochasticAndGossipKeepsTheAverage) {
   EXPECT_DOUBLE_EQ(path.weight(1, 1), 0.25);
 }
 
-TEST(MixingMatrix, TheRingsSecondEigenvalueIsTheKnownOne) {
+TEST(MixingMatrix, RingAndPathHaveTheirKnownSecondEigenvalues) {
   // A ring's Metropolis-Hastings W = I/3 + (shift + shift^T)/3: eigenvalues 1/3 + 2/3 cos(2 pi k / N).
   EXPECT_NEAR(MixingMatrix::ring(8).second_eigenvalue_modulus(), 1.0 / 3 + 2.0 / 3 * std::cos(2 * M_PI / 8), 1e-12);
   EXPECT_NEAR(MixingMatrix::ring(3).second_eigenvalue_modulus(), 0.0, 1e-12);  // a triangle = complete: one round
+  // A path's W = I - L/3 (L its Laplacian): eigenvalues 1/3 + 2/3 cos(pi k / N).
+  EXPECT_NEAR(MixingMatrix::path(5).second_eigenvalue_modulus(), 1.0 / 3 + 2.0 / 3 * std::cos(M_PI / 5), 1e-12);
   EXPECT_NEAR(MixingMatrix::complete(5).second_eigenvalue_modulus(), 0.0, 1e-12);
 }
 
