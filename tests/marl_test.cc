@@ -5,7 +5,7 @@
 // against each agent's network alone, Simple Spread's rewards, settings
 // errors, determinism, and two agents learning a cooperative matrix game in
 // which one of them never sees a reward (it learns through gossip alone);
-// checkpoints that resume a run exactly.
+// checkpoints that resume a run exactly; a dead agent left out of gossip.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -363,6 +363,37 @@ TEST(DecentralizedActorCritic, ARunResumedFromItsCheckpointGoesOnAsIfNeverStoppe
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("not a MARL checkpoint"), std::string::npos) << e.what();
   }
+}
+
+TEST(DecentralizedActorCritic, ADeadAgentKeepsItsOwnCriticWhileTheSurvivorsAgree) {
+  set_marl_threads(1);
+  SimpleSpreadSettings spread_settings;
+  spread_settings.copies = 4;
+  SimpleSpread env(spread_settings, 2);
+  MarlSettings settings;
+  settings.critic_depth = 2;
+  settings.critic_steps = 2;
+  const MixingMatrix all = MixingMatrix::complete(3);
+  DecentralizedActorCritic agents(settings, all, env, 3);
+  const IterationStats together = agents.iterate(env);
+  EXPECT_GT(together.critic_spread, 0.0);  // local rewards differ: so do the local critics
+  EXPECT_LT(together.critic_spread_after, 1e-4 * together.critic_spread);  // one round on a triangle: the average (float32)
+  const GossipTraffic before = agents.traffic();
+  EXPECT_EQ(before.messages, 2U * 6);  // critics and TD errors, 3 edges both ways
+
+  agents.set_graph(all.over_survivors({true, true, false}));
+  const IterationStats apart = agents.iterate(env);
+  EXPECT_EQ(agents.traffic().messages - before.messages, 2U * 2);  // one edge left
+  EXPECT_GT(apart.critic_spread_after, 0.1 * apart.critic_spread);  // agent 2 no longer joins the average
+  const std::vector<float> survivor0 = agents.critic_parameters(0), survivor1 = agents.critic_parameters(1);
+  const std::vector<float> dead = agents.critic_parameters(2);
+  double pair = 0, to_dead = 0;
+  for (std::size_t k = 0; k < survivor0.size(); ++k) {
+    pair = std::max(pair, static_cast<double>(std::abs(survivor0[k] - survivor1[k])));
+    to_dead = std::max(to_dead, static_cast<double>(std::abs(survivor0[k] - dead[k])));
+  }
+  EXPECT_LT(pair, 1e-6);  // a pair averages exactly in one round
+  EXPECT_GT(to_dead, 1e-3);
 }
 
 TEST(DecentralizedActorCritic, BadSettingsAreNamed) {
