@@ -27,9 +27,11 @@
 namespace nfv {
 namespace {
 
-MixingMatrix abilene_graph() {
-  return MixingMatrix::from_topology(load_topology_yaml(std::string(NFV_SOURCE_ROOT) + "/topologies/data/abilene.yaml"));
+MixingMatrix wan_graph(const std::string& name) {
+  return MixingMatrix::from_topology(load_topology_yaml(std::string(NFV_SOURCE_ROOT) + "/topologies/data/" + name + ".yaml"));
 }
+
+MixingMatrix abilene_graph() { return wan_graph("abilene"); }
 
 void expect_doubly_stochastic(const MixingMatrix& w) {
   const std::size_t n = w.agents();
@@ -58,6 +60,12 @@ TEST(MixingMatrix, AbileneAndARingAreDoublyStochasticAndGossipKeepsTheAverage) {
     const torch::Tensor mixed = gossip.mix(x, 30);
     EXPECT_TRUE(torch::allclose(mixed.mean(0), x.mean(0), 0, 1e-5));
     EXPECT_LT(consensus_error(mixed), 0.5 * consensus_error(x));
+  }
+  // The other real WANs: connected, doubly stochastic, consensus strictly contracting.
+  for (const char* name : {"geant2009", "b4"}) {
+    const MixingMatrix w = wan_graph(name);
+    expect_doubly_stochastic(w);
+    EXPECT_LT(w.second_eigenvalue_modulus(), 1.0) << name;
   }
   const MixingMatrix abilene = abilene_graph();
   EXPECT_EQ(abilene.agents(), 12U);
