@@ -21,4 +21,6 @@ echo
 (cd "$ROOT" && nice -n -10 "$BUILD/bench/policy_costs" --site-capacity 128 2>/dev/null || "$BUILD/bench/policy_costs" --site-capacity 128)
 echo
 (cd "$ROOT" && "$BUILD/bench/predictor_accuracy" --out "$OUT/predictor")
+echo
+"$BUILD/bench/marl_spread" --out "$OUT/marl" 2>/dev/null
 echo "(work files in $OUT)"

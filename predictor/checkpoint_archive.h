@@ -3,6 +3,9 @@
 // text and numbers). For the sources that already include <torch/torch.h>.
 #pragma once
 
+#include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "checkpoint_extras.h"
@@ -36,6 +39,18 @@ inline void read_extras(torch::serialize::InputArchive& archive, CheckpointExtra
     torch::Tensor t;
     archive.read("numbers." + key, t);
     values = tensor_numbers(t);
+  }
+}
+
+// Writes the archive beside `path`, then renames it there: a reader never
+// sees half a checkpoint. Throws std::runtime_error naming the path.
+inline void save_archive(torch::serialize::OutputArchive& archive, const std::string& path) {
+  try {
+    const std::string partial = path + ".partial";
+    archive.save_to(partial);
+    if (std::rename(partial.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + partial);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": cannot write the checkpoint (" + e.what_without_backtrace() + ")");
   }
 }
 

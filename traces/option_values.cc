@@ -23,6 +23,12 @@ std::size_t option_count(const std::string& option, const std::string& text) {
   return static_cast<std::size_t>(value);
 }
 
+std::size_t option_positive_count(const std::string& option, const std::string& text) {
+  const std::size_t value = option_count(option, text);
+  if (value == 0) throw std::invalid_argument(option + ": expected at least 1, got '" + text + "'");
+  return value;
+}
+
 std::vector<std::string> option_list(const std::string& text) {
   std::vector<std::string> parts;
   std::stringstream in(text);

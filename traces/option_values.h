@@ -19,6 +19,8 @@ namespace nfv {
 double option_number(const std::string& option, const std::string& text);
 // A whole number >= 0.
 std::size_t option_count(const std::string& option, const std::string& text);
+// A whole number >= 1.
+std::size_t option_positive_count(const std::string& option, const std::string& text);
 // "a,b,,c" -> {"a", "b", "c"}.
 std::vector<std::string> option_list(const std::string& text);
 // "Mbit/s", "req/s" or "pkt/s"; empty text = none given.

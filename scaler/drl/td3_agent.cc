@@ -305,14 +305,7 @@ void Td3Agent::save(const std::string& path, const CheckpointExtras& extras) con
   archive.write("pool_statistics", numbers_tensor(pool_stats_.to_numbers()));
   archive.write("global_statistics", numbers_tensor(global_stats_.to_numbers()));
   write_extras(archive, extras);
-  try {
-    // Written aside, then renamed: a scaler loading the file never reads half of it.
-    const std::string partial = path + ".partial";
-    archive.save_to(partial);
-    if (std::rename(partial.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + partial);
-  } catch (const c10::Error& e) {
-    throw std::runtime_error(path + ": cannot write the checkpoint (" + e.what_without_backtrace() + ")");
-  }
+  save_archive(archive, path);  // a scaler loading the file never reads half of it
 }
 
 std::unique_ptr<Td3Agent> Td3Agent::load(const std::string& path, AgentShape shape, CheckpointExtras& wanted,

@@ -1,0 +1,343 @@
+#include "decentralized_actor_critic.h"
+
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "ball_projection.h"
+#include "checkpoint_archive.h"
+#include "gossip.h"
+#include "stacked_mlp.h"
+
+namespace nfv {
+
+namespace {
+
+// A seed for stream `stream` of `seed` (splitmix64): agents' generators are
+// independent and each derivable on its own.
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (stream + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+enum Stream : std::uint64_t { kCritic = 0, kActor = 1, kSampler = 2 };
+std::uint64_t agent_stream(Stream stream, std::size_t agent) { return 3 * agent + stream; }
+
+torch::Device device_of(const std::string& name) {
+  if (name == "cuda" && !torch::cuda::is_available())
+    throw std::runtime_error("marl: device: cuda asked for, but this LibTorch sees no CUDA device");
+  return name == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
+std::vector<float> row_of(const torch::Tensor& flat, std::size_t agent) {
+  const torch::Tensor row = flat[static_cast<std::int64_t>(agent)].to(torch::kCPU).contiguous();
+  return {row.data_ptr<float>(), row.data_ptr<float>() + row.numel()};
+}
+
+// RMS distance of the rows to their average.
+double spread(const torch::Tensor& flat) {
+  return (flat - flat.mean(0, true)).pow(2).sum(1).mean().sqrt().item<double>();
+}
+
+}  // namespace
+
+struct DecentralizedActorCritic::Networks {
+  Networks(const MarlSettings& s, const MixingMatrix& graph, const MarlEnvironment& env, std::uint64_t seed)
+      : device(device_of(s.device)),
+        agents(static_cast<std::int64_t>(env.agents())),
+        actions(static_cast<std::int64_t>(env.actions())),
+        state_size(static_cast<std::int64_t>(env.state_size())),
+        critic(agents,
+               {state_size + agents * actions, static_cast<std::int64_t>(s.critic_width), static_cast<std::int64_t>(s.critic_depth), 1},
+               s.layout, device),
+        actor(agents, {state_size, static_cast<std::int64_t>(s.actor_width), static_cast<std::int64_t>(s.actor_depth), actions},
+              s.layout, device),
+        gossip(graph, device) {
+    std::vector<std::uint64_t> critic_seeds, actor_seeds;
+    for (std::size_t i = 0; i < env.agents(); ++i) {
+      critic_seeds.push_back(derive_seed(seed, kCritic));  // common w0
+      actor_seeds.push_back(derive_seed(seed, agent_stream(kActor, i)));
+      samplers.emplace_back(derive_seed(seed, agent_stream(kSampler, i)));
+    }
+    critic.initialize(critic_seeds);
+    actor.initialize(actor_seeds, 0.01);  // near-uniform policies at the start
+    critic_center = critic.parameters();
+  }
+
+  // Joint actions drawn from every agent's policy: states [E, S] -> [E, N] (CPU, row-major).
+  std::vector<std::int64_t> sample(const std::vector<float>& states, std::int64_t copies) {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor s = to_device(states, {copies, state_size});
+    const torch::Tensor cdf = torch::softmax(actor.forward(s.expand({agents, copies, state_size})), -1).cumsum(-1);
+    std::vector<float> uniforms(static_cast<std::size_t>(agents * copies));
+    for (std::int64_t i = 0; i < agents; ++i)
+      for (std::int64_t e = 0; e < copies; ++e)
+        uniforms[static_cast<std::size_t>(i * copies + e)] =
+            static_cast<float>(samplers[static_cast<std::size_t>(i)]() >> 40) / static_cast<float>(1ULL << 24);
+    const torch::Tensor u = to_device(uniforms, {agents, copies, 1});
+    const torch::Tensor picked = (cdf < u).sum(-1).clamp_max(actions - 1).t().contiguous().to(torch::kCPU);  // [E, N]
+    return {picked.data_ptr<std::int64_t>(), picked.data_ptr<std::int64_t>() + picked.numel()};
+  }
+
+  torch::Tensor to_device(const std::vector<float>& values, at::IntArrayRef shape) const {
+    return torch::from_blob(const_cast<float*>(values.data()), shape, torch::kFloat32).clone().to(device);
+  }
+
+  // The critic's input for samples: global state, then the joint action one-hot, [B, S + N A].
+  torch::Tensor critic_input(const torch::Tensor& states, const torch::Tensor& joint) const {
+    const torch::Tensor one_hot = torch::one_hot(joint, actions).to(torch::kFloat32).view({joint.size(0), agents * actions});
+    return torch::cat({states, one_hot}, 1);
+  }
+
+  // Every agent's Q on the same samples: [B, in] -> [N, B].
+  torch::Tensor q_values(const torch::Tensor& input) const {
+    return critic.forward(input.expand({agents, input.size(0), input.size(1)})).squeeze(-1);
+  }
+
+  torch::Device device;
+  std::int64_t agents, actions, state_size;
+  StackedMlp critic, actor;
+  Gossip gossip;
+  torch::Tensor critic_center;  // w0, [N, P] (equal rows)
+  std::vector<std::mt19937_64> samplers;
+};
+
+DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
+                                                   const MarlEnvironment& environment, std::uint64_t seed)
+    : settings_(settings), seed_(seed) {
+  validate(settings_);
+  if (graph.agents() != environment.agents())
+    throw std::invalid_argument("marl: graph: " + std::to_string(graph.agents()) + " agents, the environment has " +
+                                std::to_string(environment.agents()));
+  nets_ = std::make_unique<Networks>(settings_, graph, environment, seed);
+}
+
+DecentralizedActorCritic::~DecentralizedActorCritic() = default;
+
+IterationStats DecentralizedActorCritic::iterate(MarlEnvironment& env) {
+  Networks& n = *nets_;
+  if (static_cast<std::int64_t>(env.agents()) != n.agents || static_cast<std::int64_t>(env.actions()) != n.actions ||
+      static_cast<std::int64_t>(env.state_size()) != n.state_size)
+    throw std::invalid_argument("marl: an environment of another shape than the agents were made for");
+  const auto copies = static_cast<std::int64_t>(env.copies()), steps = static_cast<std::int64_t>(env.episode_length());
+  const std::int64_t samples = copies * steps;
+  IterationStats stats;
+
+  // The rollout: states and joint actions at steps 0..H (the last action
+  // is drawn, not taken: the TD target's a'), rewards at 0..H-1.
+  std::vector<float> state(static_cast<std::size_t>(copies * n.state_size)), reward(static_cast<std::size_t>(copies * n.agents));
+  std::vector<float> states, rewards;
+  std::vector<std::int64_t> joint;
+  env.reset(state);
+  for (std::int64_t t = 0;; ++t) {
+    const std::vector<std::int64_t> picked = n.sample(state, copies);
+    states.insert(states.end(), state.begin(), state.end());
+    joint.insert(joint.end(), picked.begin(), picked.end());
+    if (t == steps) break;
+    env.step(picked, state, reward);
+    rewards.insert(rewards.end(), reward.begin(), reward.end());
+    for (float r : reward) stats.team_return += r;
+  }
+  stats.team_return /= static_cast<double>(copies);
+
+  const torch::Tensor all_states = n.to_device(states, {steps + 1, copies, n.state_size});
+  const torch::Tensor all_joint =
+      torch::from_blob(joint.data(), {steps + 1, copies, n.agents}, torch::kInt64).clone().to(n.device);
+  const torch::Tensor s = all_states.narrow(0, 0, steps).reshape({samples, n.state_size});
+  const torch::Tensor a = all_joint.narrow(0, 0, steps).reshape({samples, n.agents});
+  const torch::Tensor input = n.critic_input(s, a);
+  const torch::Tensor next_input = n.critic_input(all_states.narrow(0, 1, steps).reshape({samples, n.state_size}),
+                                                  all_joint.narrow(0, 1, steps).reshape({samples, n.agents}));
+  const torch::Tensor r = n.to_device(rewards, {samples, n.agents}).t().mul(settings_.reward_scale);  // [N, B]
+  const double gamma = settings_.gamma;
+
+  // 1. K local TD steps, each projected onto the ball around w0.
+  for (std::size_t k = 0; k < settings_.critic_steps; ++k) {
+    torch::Tensor target;
+    {
+      torch::NoGradGuard no_grad;
+      target = r + gamma * n.q_values(next_input);
+    }
+    const torch::Tensor td = n.q_values(input) - target;
+    const torch::Tensor loss = 0.5 * td.pow(2).mean(1).sum();  // a sum of per-agent losses: each agent's own gradient
+    n.critic.zero_grad();
+    loss.backward();
+    torch::NoGradGuard no_grad;
+    const torch::Tensor stepped = n.critic.parameters() - settings_.critic_step * n.critic.gradient();
+    n.critic.set_parameters(project_onto_ball(stepped, n.critic_center, settings_.ball_radius));
+    if (k + 1 == settings_.critic_steps) stats.critic_loss = td.detach().pow(2).mean().item<double>();
+  }
+
+  // 2. Consensus on the critics.
+  {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor local = n.critic.parameters();
+    stats.critic_spread = spread(local);
+    const torch::Tensor mixed = n.gossip.mix(local, settings_.gossip_rounds);
+    stats.critic_spread_after = spread(mixed);
+    n.critic.set_parameters(mixed);
+  }
+
+  // 3. Local TD errors with the consensus critics, then gossiped.
+  torch::Tensor signal;
+  {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor q = n.q_values(input);
+    signal = settings_.actor_signal == ActorSignal::q_value
+                 ? q
+                 : n.gossip.mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds);
+  }
+
+  // 4. Normalized policy-gradient step per agent.
+  const torch::Tensor logits = n.actor.forward(s.expand({n.agents, samples, n.state_size}));  // [N, B, A]
+  const torch::Tensor log_pi = torch::log_softmax(logits, -1).gather(2, a.t().unsqueeze(-1)).squeeze(-1);  // [N, B]
+  const torch::Tensor surrogate = (signal * log_pi).mean(1).sum();
+  n.actor.zero_grad();
+  surrogate.backward();
+  torch::NoGradGuard no_grad;
+  const torch::Tensor g = n.actor.gradient();
+  n.actor.set_parameters(n.actor.parameters() + settings_.actor_step * g / g.norm(2, {1}, true).clamp_min(1e-12));
+  ++iterations_;
+  return stats;
+}
+
+std::vector<float> DecentralizedActorCritic::policy(std::span<const float> state) const {
+  const Networks& n = *nets_;
+  if (static_cast<std::int64_t>(state.size()) != n.state_size)
+    throw std::invalid_argument("marl: policy: a state of " + std::to_string(state.size()) + " numbers, expected " +
+                                std::to_string(n.state_size));
+  torch::NoGradGuard no_grad;
+  const torch::Tensor s = n.to_device(std::vector<float>(state.begin(), state.end()), {1, 1, n.state_size});
+  const torch::Tensor p = torch::softmax(n.actor.forward(s.expand({n.agents, 1, n.state_size})), -1).to(torch::kCPU).contiguous();
+  return {p.data_ptr<float>(), p.data_ptr<float>() + p.numel()};
+}
+
+void DecentralizedActorCritic::set_graph(const MixingMatrix& graph) {
+  if (static_cast<std::int64_t>(graph.agents()) != nets_->agents)
+    throw std::invalid_argument("marl: graph: " + std::to_string(graph.agents()) + " agents, expected " + std::to_string(nets_->agents));
+  nets_->gossip.set_matrix(graph);
+}
+
+const GossipTraffic& DecentralizedActorCritic::traffic() const { return nets_->gossip.traffic(); }
+
+std::vector<float> DecentralizedActorCritic::critic_parameters(std::size_t agent) const {
+  return row_of(nets_->critic.parameters(), agent);
+}
+
+std::vector<float> DecentralizedActorCritic::actor_parameters(std::size_t agent) const {
+  return row_of(nets_->actor.parameters(), agent);
+}
+
+namespace {
+
+// The settings as numbers, in one order for saving and loading.
+std::vector<double> settings_numbers(const MarlSettings& s) {
+  return {double(s.critic_width), double(s.critic_depth), double(s.actor_width), double(s.actor_depth),
+          double(s.critic_steps), s.ball_radius, double(s.gossip_rounds), s.critic_step, s.actor_step, s.gamma,
+          s.reward_scale, double(s.actor_signal == ActorSignal::q_value), double(s.layout == NetworkLayout::looped)};
+}
+
+MarlSettings settings_from(const std::vector<double>& v) {
+  if (v.size() != 13) throw std::runtime_error("settings hold " + std::to_string(v.size()) + " numbers, expected 13");
+  MarlSettings s;
+  s.critic_width = static_cast<std::size_t>(v[0]);
+  s.critic_depth = static_cast<std::size_t>(v[1]);
+  s.actor_width = static_cast<std::size_t>(v[2]);
+  s.actor_depth = static_cast<std::size_t>(v[3]);
+  s.critic_steps = static_cast<std::size_t>(v[4]);
+  s.ball_radius = v[5];
+  s.gossip_rounds = static_cast<std::size_t>(v[6]);
+  s.critic_step = v[7];
+  s.actor_step = v[8];
+  s.gamma = v[9];
+  s.reward_scale = v[10];
+  s.actor_signal = v[11] != 0 ? ActorSignal::q_value : ActorSignal::consensus_td_error;
+  s.layout = v[12] != 0 ? NetworkLayout::looped : NetworkLayout::stacked;
+  return s;
+}
+
+std::string describe(const std::vector<double>& numbers) {
+  std::string out;
+  for (double v : numbers) out += (out.empty() ? "" : " ") + std::to_string(static_cast<long long>(v));
+  return out;
+}
+
+}  // namespace
+
+void DecentralizedActorCritic::save(const std::string& path) const {
+  const Networks& n = *nets_;
+  torch::serialize::OutputArchive archive;
+  archive.write("settings", numbers_tensor(settings_numbers(settings_)));
+  archive.write("device", c10::IValue(settings_.device));
+  archive.write("shape", numbers_tensor({double(n.agents), double(n.actions), double(n.state_size)}));
+  // Integers beyond 2^53 do not survive float64: the seed and counts go as text.
+  archive.write("counts", c10::IValue(std::to_string(seed_) + " " + std::to_string(iterations_) + " " +
+                                      std::to_string(traffic().rounds) + " " + std::to_string(traffic().messages) + " " +
+                                      std::to_string(traffic().bytes)));
+  archive.write("critic", n.critic.parameters().to(torch::kCPU));
+  archive.write("critic_center", n.critic_center.to(torch::kCPU));
+  archive.write("actor", n.actor.parameters().to(torch::kCPU));
+  for (std::size_t i = 0; i < n.samplers.size(); ++i) {
+    std::ostringstream state;
+    state << n.samplers[i];
+    archive.write("sampler." + std::to_string(i), c10::IValue(state.str()));
+  }
+  save_archive(archive, path);
+}
+
+std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const std::string& path, const MixingMatrix& graph,
+                                                                         const MarlEnvironment& environment,
+                                                                         const std::string& device) {
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path, torch::kCPU);
+    // A fresh tensor for every read: reading into a defined one resizes its storage.
+    const auto read = [&](const std::string& key) {
+      torch::Tensor t;
+      archive.read(key, t);
+      return t;
+    };
+    const auto read_text = [&](const std::string& key) {
+      c10::IValue text;
+      archive.read(key, text);
+      return text.toStringRef();
+    };
+    MarlSettings settings = settings_from(tensor_numbers(read("settings")));
+    settings.device = device.empty() ? read_text("device") : device;
+    const std::vector<double> shape = tensor_numbers(read("shape"));
+    if (shape.size() != 3 || shape[0] != double(environment.agents()) || shape[1] != double(environment.actions()) ||
+        shape[2] != double(environment.state_size()))
+      throw std::runtime_error("made for another environment (agents, actions, state numbers: " + describe(shape) +
+                               "; here " + describe({double(environment.agents()), double(environment.actions()),
+                                                     double(environment.state_size())}) + ")");
+    const std::string count_text = read_text("counts");
+    std::istringstream counts(count_text);
+    std::uint64_t seed = 0, iterations = 0;
+    GossipTraffic traffic;
+    if (!(counts >> seed >> iterations >> traffic.rounds >> traffic.messages >> traffic.bytes))
+      throw std::runtime_error("unreadable counts '" + count_text + "'");
+    auto learner = std::make_unique<DecentralizedActorCritic>(settings, graph, environment, seed);
+    learner->iterations_ = iterations;
+    Networks& n = *learner->nets_;
+    n.gossip.set_traffic(traffic);
+    n.critic.set_parameters(read("critic"));
+    n.critic_center = read("critic_center").to(n.device);
+    n.actor.set_parameters(read("actor"));
+    for (std::size_t i = 0; i < n.samplers.size(); ++i) {
+      std::istringstream state(read_text("sampler." + std::to_string(i)));
+      if (!(state >> n.samplers[i])) throw std::runtime_error("agent " + std::to_string(i) + "'s generator is unreadable");
+    }
+    return learner;
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": not a MARL checkpoint (" + e.what_without_backtrace() + ")");
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+void set_marl_threads(int threads) { torch::set_num_threads(threads); }
+
+}  // namespace nfv

@@ -1,0 +1,94 @@
+// The decentralized deep neural actor-critic (Zhang, Oh, Hairi, Luo,
+// Velasquez, Liu, ICML 2025), one agent per site; docs/marl.md. Each
+// iteration, on one rollout of every copy of the environment under the
+// current policies:
+//   1. each agent i takes K semi-gradient TD steps on its own critic
+//      Q(s, a; w_i) (a ReLU MLP of width m and depth D reading the global
+//      state and the joint action, one-hot) with its own local reward, each
+//      step followed by the projection onto ||w_i - w0|| <= B, w0 the
+//      critics' common initial parameters;
+//   2. t_gossip rounds of consensus on the critics' parameters (W w);
+//   3. each agent computes its local TD errors with its consensus critic
+//      and the agents gossip them (t_gossip rounds, the same W);
+//   4. each agent moves its own softmax policy theta_i by beta along
+//      g_i / ||g_i||, g_i = mean over samples of the consensual TD error x
+//      grad log pi_i(a_i | s) (or the Q value: the paper's ablation).
+// Policies stay local: agents exchange nothing but gossip messages.
+//
+// Randomness is per agent (action sampling from a generator seeded from
+// (seed, agent); the actors' initial parameters likewise; the critics'
+// from the seed alone, as they start in common), so that one process per
+// agent can reproduce a stacked run.
+//
+// This header has no LibTorch; decentralized_actor_critic.cc does.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "marl_environment.h"
+#include "marl_settings.h"
+#include "mixing_matrix.h"
+
+namespace nfv {
+
+struct IterationStats {
+  double team_return = 0;          // per episode: the team's rewards summed over its steps, averaged over copies
+  double critic_loss = 0;          // mean over agents of the mean squared local TD error at the last TD step
+  double critic_spread = 0;        // RMS distance of the critics to their average, before consensus
+  double critic_spread_after = 0;  // the same after t_gossip rounds
+};
+
+class DecentralizedActorCritic {
+ public:
+  // Agents and their actions as `environment` has them; `graph` over the
+  // same agents. Throws std::invalid_argument naming a bad setting or a
+  // graph of another size, std::runtime_error for a device LibTorch lacks.
+  DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlEnvironment& environment,
+                           std::uint64_t seed);
+  ~DecentralizedActorCritic();
+  DecentralizedActorCritic(const DecentralizedActorCritic&) = delete;
+  DecentralizedActorCritic& operator=(const DecentralizedActorCritic&) = delete;
+
+  // One rollout (every copy, one episode) and one update as above.
+  IterationStats iterate(MarlEnvironment& environment);
+  std::uint64_t iterations() const { return iterations_; }
+
+  // Everything the next iteration depends on: settings, every agent's
+  // critic and actor, w0, the agents' generators, the iteration count and
+  // the gossip traffic so far. Written aside, then renamed.
+  void save(const std::string& path) const;
+  // A saved run, going on as if never stopped, on `graph` (e.g. over the
+  // survivors) and `device` (empty: the saved one). Throws
+  // std::runtime_error naming the file when it is not a MARL checkpoint or
+  // was made for another number of agents, actions or state size.
+  static std::unique_ptr<DecentralizedActorCritic> load(const std::string& path, const MixingMatrix& graph,
+                                                        const MarlEnvironment& environment, const std::string& device = "");
+
+  // Every agent's action probabilities in `state`: agents x actions.
+  std::vector<float> policy(std::span<const float> state) const;
+  // The weights from now on (e.g. over the survivors after agents died).
+  void set_graph(const MixingMatrix& graph);
+  const GossipTraffic& traffic() const;
+  const MarlSettings& settings() const { return settings_; }
+
+  // Agent i's parameters, for tests and for comparing runs.
+  std::vector<float> critic_parameters(std::size_t agent) const;
+  std::vector<float> actor_parameters(std::size_t agent) const;
+
+ private:
+  struct Networks;
+  MarlSettings settings_;
+  std::uint64_t seed_;
+  std::uint64_t iterations_ = 0;
+  std::unique_ptr<Networks> nets_;
+};
+
+// LibTorch's intra-op threads (1: deterministic, and the machine is shared).
+void set_marl_threads(int threads);
+
+}  // namespace nfv

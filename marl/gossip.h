@@ -1,0 +1,35 @@
+// Gossip among the agents: one round replaces every agent's vector by the
+// mixing-matrix-weighted sum of its own and its neighbours', x <- W x, on
+// a stacked [N, ...] tensor; t rounds apply it t times. Each round is
+// counted as the messages the agents would send: one per directed edge,
+// each a float32 vector of the per-agent size.
+// Included only by the module's LibTorch sources and tests.
+#pragma once
+
+#include <cstddef>
+
+#include <torch/torch.h>
+
+#include "mixing_matrix.h"
+
+namespace nfv {
+
+class Gossip {
+ public:
+  Gossip(const MixingMatrix& matrix, torch::Device device);
+  // `values` [N, ...] after `rounds` rounds (rounds 0: unchanged, nothing sent).
+  torch::Tensor mix(const torch::Tensor& values, std::size_t rounds);
+  // The weights from now on (e.g. over_survivors after agents died).
+  void set_matrix(const MixingMatrix& matrix);
+  const GossipTraffic& traffic() const { return traffic_; }
+  // Going on from a saved run's count.
+  void set_traffic(const GossipTraffic& traffic) { traffic_ = traffic; }
+
+ private:
+  torch::Device device_;
+  torch::Tensor weights_;  // [N, N] float32
+  std::size_t messages_per_round_ = 0;
+  GossipTraffic traffic_;
+};
+
+}  // namespace nfv
