@@ -8,6 +8,7 @@
 // checkpoints that resume a run exactly; a dead agent left out of gossip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
