@@ -8,8 +8,8 @@
 // over windows of iterations (mean and spread over seeds), the ratio of the
 // last window's return to a uniformly random policy's (measured in the same
 // run: lower = closer to the landmarks; 1 = no better than random), of the
-// largest t_gossip's to t_gossip 0's, iterations per second and the gossip
-// traffic. Writes the per-seed curves as CSV and one SVG chart per N and
+// largest t_gossip's to t_gossip 0's, iterations per second, the gossip
+// traffic and how much of the critics' disagreement consensus leaves. Writes the per-seed curves as CSV and one SVG chart per N and
 // split to the output folder (default marl-bench/). The agents gossip over a
 // path by default: the sparsest connected graph, where t_gossip matters
 // most. One LibTorch thread by default.
@@ -130,6 +130,7 @@ struct Variant {
 struct Run {
   std::vector<double> returns;
   double seconds = 0;
+  double disagreement_kept = 0;  // critics' spread after consensus / before, mean over iterations
   nfv::GossipTraffic traffic;
 };
 
@@ -156,7 +157,9 @@ Run train(const Options& o, const Block& block, const Variant& v, std::uint64_t 
   Run run;
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t it = 0; it < o.iterations; ++it) {
-    run.returns.push_back(learner.iterate(env).team_return);
+    const nfv::IterationStats stats = learner.iterate(env);
+    run.returns.push_back(stats.team_return);
+    run.disagreement_kept += stats.critic_spread_after / std::max(stats.critic_spread, 1e-30) / static_cast<double>(o.iterations);
     bar.update(++done, total, block.name() + " " + v.name + " seed " + std::to_string(seed));
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -215,7 +218,7 @@ void run_block(const Options& o, const Block& block, const std::vector<Variant>&
   std::vector<double> last_of_variant;
   for (const Variant& v : variants) {
     std::vector<std::vector<double>> curves(windows);  // per window: one mean per seed
-    std::vector<double> seconds;
+    std::vector<double> seconds, kept;
     nfv::GossipTraffic traffic;
     for (std::size_t seed = 1; seed <= o.seeds; ++seed) {
       const Run r = train(o, block, v, seed, bar, done, total);
@@ -225,6 +228,7 @@ void run_block(const Options& o, const Block& block, const std::vector<Variant>&
       for (std::size_t w = 0; w < windows; ++w)
         curves[w].push_back(window_mean(r.returns, w * o.window, std::min(o.iterations, (w + 1) * o.window)));
       seconds.push_back(r.seconds);
+      kept.push_back(r.disagreement_kept);
       traffic = r.traffic;
     }
     nfv::ChartSeries series{v.name, {}, {}, "", v.signal == nfv::ActorSignal::q_value};
@@ -241,11 +245,12 @@ void run_block(const Options& o, const Block& block, const std::vector<Variant>&
     last_of_variant.push_back(last);
     char line[512];
     std::snprintf(line, sizeof line,
-                  "  %-9s first %7.1f  last %7.1f +- %5.1f  last/random %.3f  %6.1f it/s  gossip %llu rounds %.2f MB per run\n"
+                  "  %-9s first %7.1f  last %7.1f +- %5.1f  last/random %.3f  %6.1f it/s  gossip %llu rounds %.2f MB per run,"
+                  " critics' disagreement kept %.3f\n"
                   "            windows:%s\n",
                   v.name.c_str(), mean(curves.front()), last, deviation(curves.back()), last / random_return,
                   static_cast<double>(o.iterations) / mean(seconds), static_cast<unsigned long long>(traffic.rounds),
-                  static_cast<double>(traffic.bytes) / 1e6, curve.c_str());
+                  static_cast<double>(traffic.bytes) / 1e6, mean(kept), curve.c_str());
     table.push_back(line);
   }
   chart.series.push_back({"random policy", {0, static_cast<double>(o.iterations)}, {random_return, random_return}, "#7f7f7f", true});

@@ -24,7 +24,7 @@ torch::Tensor run_layers(const torch::Tensor& flat, const MlpShape& shape, const
   return h;
 }
 
-// Where agent parameters of layer `layer` start in a row.
+// Where layer `layer`'s weights start in an agent's row.
 std::int64_t layer_offset(const MlpShape& shape, std::int64_t layer) {
   std::int64_t at = 0;
   for (std::int64_t l = 0; l < layer; ++l) at += (shape.layer_inputs(l) + 1) * shape.layer_outputs(l);

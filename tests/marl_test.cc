@@ -8,6 +8,7 @@
 // checkpoints that resume a run exactly; a dead agent left out of gossip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -308,8 +309,10 @@ TEST(DecentralizedActorCritic, TheAgentWithoutRewardsNeedsGossipToFindTheBestJoi
     with_gossip += play(1, seed, 150).best_after > 0.9;
     without += play(0, seed, 150).best_after > 0.9;
   }
-  EXPECT_GE(with_gossip, 8);  // 8 of 10 seen
-  EXPECT_LE(without, with_gossip - 3) << with_gossip << " seeds with gossip";  // 3 of 10 seen
+  // Seen: 8 of 10 with gossip, 3 without (seeds 11-40: 30 and 8 of 30; the
+  // same with the reference BLAS and OpenBLAS).
+  EXPECT_GE(with_gossip, 8);
+  EXPECT_LE(without, with_gossip - 3) << with_gossip << " seeds with gossip";
 }
 
 TEST(DecentralizedActorCritic, ASeedGivesTheSameParametersAndTheLayoutsAgree) {
