@@ -1,5 +1,6 @@
 #include "decentralized_actor_critic.h"
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -50,10 +51,11 @@ struct DecentralizedActorCritic::Networks {
         agents(static_cast<std::int64_t>(env.agents())),
         actions(static_cast<std::int64_t>(env.actions())),
         state_size(static_cast<std::int64_t>(env.state_size())),
+        observation_size(static_cast<std::int64_t>(env.observation_size())),
         critic(agents,
                {state_size + agents * actions, static_cast<std::int64_t>(s.critic_width), static_cast<std::int64_t>(s.critic_depth), 1},
                s.layout, device),
-        actor(agents, {state_size, static_cast<std::int64_t>(s.actor_width), static_cast<std::int64_t>(s.actor_depth), actions},
+        actor(agents, {observation_size, static_cast<std::int64_t>(s.actor_width), static_cast<std::int64_t>(s.actor_depth), actions},
               s.layout, device),
         gossip(graph, device) {
     std::vector<std::uint64_t> critic_seeds, actor_seeds;
@@ -67,11 +69,11 @@ struct DecentralizedActorCritic::Networks {
     critic_center = critic.parameters();
   }
 
-  // Joint actions drawn from every agent's policy: states [E, S] -> [E, N] (CPU, row-major).
-  std::vector<std::int64_t> sample(const std::vector<float>& states, std::int64_t copies) {
+  // Joint actions drawn from every agent's policy: observations [E, N, O] -> [E, N] (CPU, row-major).
+  std::vector<std::int64_t> sample(const std::vector<float>& observations, std::int64_t copies) {
     torch::NoGradGuard no_grad;
-    const torch::Tensor s = to_device(states, {copies, state_size});
-    const torch::Tensor cdf = torch::softmax(actor.forward(s.expand({agents, copies, state_size})), -1).cumsum(-1);
+    const torch::Tensor o = to_device(observations, {copies, agents, observation_size}).transpose(0, 1);
+    const torch::Tensor cdf = torch::softmax(actor.forward(o.contiguous()), -1).cumsum(-1);
     std::vector<float> uniforms(static_cast<std::size_t>(agents * copies));
     for (std::int64_t i = 0; i < agents; ++i)
       for (std::int64_t e = 0; e < copies; ++e)
@@ -80,6 +82,15 @@ struct DecentralizedActorCritic::Networks {
     const torch::Tensor u = to_device(uniforms, {agents, copies, 1});
     const torch::Tensor picked = (cdf < u).sum(-1).clamp_max(actions - 1).t().contiguous().to(torch::kCPU);  // [E, N]
     return {picked.data_ptr<std::int64_t>(), picked.data_ptr<std::int64_t>() + picked.numel()};
+  }
+
+  // Every agent's logits for its observations [R, N, O] (CPU) -> [N, R, A].
+  torch::Tensor actor_logits(const float* observations, std::int64_t rows) const {
+    const torch::Tensor o = torch::from_blob(const_cast<float*>(observations), {rows, agents, observation_size}, torch::kFloat32)
+                                .to(device)
+                                .transpose(0, 1)
+                                .contiguous();
+    return actor.forward(o);
   }
 
   torch::Tensor to_device(const std::vector<float>& values, at::IntArrayRef shape) const {
@@ -98,7 +109,7 @@ struct DecentralizedActorCritic::Networks {
   }
 
   torch::Device device;
-  std::int64_t agents, actions, state_size;
+  std::int64_t agents, actions, state_size, observation_size;
   StackedMlp critic, actor;
   Gossip gossip;
   torch::Tensor critic_center;  // w0, [N, P] (equal rows)
@@ -117,41 +128,64 @@ DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings,
 
 DecentralizedActorCritic::~DecentralizedActorCritic() = default;
 
-IterationStats DecentralizedActorCritic::iterate(MarlEnvironment& env) {
+IterationStats DecentralizedActorCritic::iterate(MarlEnvironment& env) { return update(collect(env)); }
+
+Rollout DecentralizedActorCritic::collect(MarlEnvironment& env) {
   Networks& n = *nets_;
   if (static_cast<std::int64_t>(env.agents()) != n.agents || static_cast<std::int64_t>(env.actions()) != n.actions ||
-      static_cast<std::int64_t>(env.state_size()) != n.state_size)
+      static_cast<std::int64_t>(env.state_size()) != n.state_size ||
+      static_cast<std::int64_t>(env.observation_size()) != n.observation_size)
     throw std::invalid_argument("marl: an environment of another shape than the agents were made for");
-  const auto copies = static_cast<std::int64_t>(env.copies()), steps = static_cast<std::int64_t>(env.episode_length());
-  const std::int64_t samples = copies * steps;
-  IterationStats stats;
-
-  // The rollout: states and joint actions at steps 0..H (the last action
-  // is drawn, not taken: the TD target's a'), rewards at 0..H-1.
-  std::vector<float> state(static_cast<std::size_t>(copies * n.state_size)), reward(static_cast<std::size_t>(copies * n.agents));
-  std::vector<float> states, rewards;
-  std::vector<std::int64_t> joint;
+  Rollout out;
+  out.steps = env.episode_length();
+  out.copies = env.copies();
+  out.agents = env.agents();
+  out.state_size = env.state_size();
+  out.observation_size = env.observation_size();
+  const auto copies = static_cast<std::int64_t>(out.copies), steps = static_cast<std::int64_t>(out.steps);
+  std::vector<float> state(out.copies * out.state_size), reward(out.copies * out.agents);
+  std::vector<float> observation(out.copies * out.agents * out.observation_size);
   env.reset(state);
   for (std::int64_t t = 0;; ++t) {
-    const std::vector<std::int64_t> picked = n.sample(state, copies);
-    states.insert(states.end(), state.begin(), state.end());
-    joint.insert(joint.end(), picked.begin(), picked.end());
+    env.observe(state, observation);
+    const std::vector<std::int64_t> picked = n.sample(observation, copies);
+    out.states.insert(out.states.end(), state.begin(), state.end());
+    out.observations.insert(out.observations.end(), observation.begin(), observation.end());
+    out.joint.insert(out.joint.end(), picked.begin(), picked.end());
     if (t == steps) break;
     env.step(picked, state, reward);
-    rewards.insert(rewards.end(), reward.begin(), reward.end());
-    for (float r : reward) stats.team_return += r;
+    out.rewards.insert(out.rewards.end(), reward.begin(), reward.end());
+    for (float r : reward) out.team_return += r;
   }
-  stats.team_return /= static_cast<double>(copies);
+  out.team_return /= static_cast<double>(copies);
+  return out;
+}
 
-  const torch::Tensor all_states = n.to_device(states, {steps + 1, copies, n.state_size});
+IterationStats DecentralizedActorCritic::update(const Rollout& rollout) {
+  Networks& n = *nets_;
+  if (static_cast<std::int64_t>(rollout.agents) != n.agents || static_cast<std::int64_t>(rollout.state_size) != n.state_size ||
+      static_cast<std::int64_t>(rollout.observation_size) != n.observation_size ||
+      rollout.states.size() != (rollout.steps + 1) * rollout.copies * rollout.state_size ||
+      rollout.observations.size() != (rollout.steps + 1) * rollout.copies * rollout.agents * rollout.observation_size ||
+      rollout.joint.size() != (rollout.steps + 1) * rollout.copies * rollout.agents ||
+      rollout.rewards.size() != rollout.steps * rollout.copies * rollout.agents)
+    throw std::invalid_argument("marl: a rollout of another shape than the agents were made for");
+  const auto copies = static_cast<std::int64_t>(rollout.copies), steps = static_cast<std::int64_t>(rollout.steps);
+  const std::int64_t samples = copies * steps;
+  IterationStats stats;
+  stats.team_return = rollout.team_return;
+
+  const torch::Tensor all_states = n.to_device(rollout.states, {steps + 1, copies, n.state_size});
   const torch::Tensor all_joint =
-      torch::from_blob(joint.data(), {steps + 1, copies, n.agents}, torch::kInt64).clone().to(n.device);
+      torch::from_blob(const_cast<std::int64_t*>(rollout.joint.data()), {steps + 1, copies, n.agents}, torch::kInt64)
+          .clone()
+          .to(n.device);
   const torch::Tensor s = all_states.narrow(0, 0, steps).reshape({samples, n.state_size});
   const torch::Tensor a = all_joint.narrow(0, 0, steps).reshape({samples, n.agents});
   const torch::Tensor input = n.critic_input(s, a);
   const torch::Tensor next_input = n.critic_input(all_states.narrow(0, 1, steps).reshape({samples, n.state_size}),
                                                   all_joint.narrow(0, 1, steps).reshape({samples, n.agents}));
-  const torch::Tensor r = n.to_device(rewards, {samples, n.agents}).t().mul(settings_.reward_scale);  // [N, B]
+  const torch::Tensor r = n.to_device(rollout.rewards, {samples, n.agents}).t().mul(settings_.reward_scale);  // [N, B]
   const double gamma = settings_.gamma;
 
   // 1. K local TD steps, each projected onto the ball around w0.
@@ -192,7 +226,7 @@ IterationStats DecentralizedActorCritic::iterate(MarlEnvironment& env) {
   }
 
   // 4. Normalized policy-gradient step per agent.
-  const torch::Tensor logits = n.actor.forward(s.expand({n.agents, samples, n.state_size}));  // [N, B, A]
+  const torch::Tensor logits = n.actor_logits(rollout.observations.data(), samples);  // [N, B, A]
   const torch::Tensor log_pi = torch::log_softmax(logits, -1).gather(2, a.t().unsqueeze(-1)).squeeze(-1);  // [N, B]
   const torch::Tensor surrogate = (signal * log_pi).mean(1).sum();
   n.actor.zero_grad();
@@ -204,16 +238,29 @@ IterationStats DecentralizedActorCritic::iterate(MarlEnvironment& env) {
   return stats;
 }
 
-std::vector<float> DecentralizedActorCritic::policy(std::span<const float> state) const {
+std::vector<float> DecentralizedActorCritic::policy(std::span<const float> observations) const {
   const Networks& n = *nets_;
-  if (static_cast<std::int64_t>(state.size()) != n.state_size)
-    throw std::invalid_argument("marl: policy: a state of " + std::to_string(state.size()) + " numbers, expected " +
-                                std::to_string(n.state_size));
+  if (static_cast<std::int64_t>(observations.size()) != n.agents * n.observation_size)
+    throw std::invalid_argument("marl: policy: " + std::to_string(observations.size()) + " observation numbers, expected " +
+                                std::to_string(n.agents * n.observation_size));
   torch::NoGradGuard no_grad;
-  const torch::Tensor s = n.to_device(std::vector<float>(state.begin(), state.end()), {1, 1, n.state_size});
-  const torch::Tensor p = torch::softmax(n.actor.forward(s.expand({n.agents, 1, n.state_size})), -1).to(torch::kCPU).contiguous();
+  const torch::Tensor p = torch::softmax(n.actor_logits(observations.data(), 1), -1).to(torch::kCPU).contiguous();
   return {p.data_ptr<float>(), p.data_ptr<float>() + p.numel()};
 }
+
+std::vector<std::int64_t> DecentralizedActorCritic::greedy(std::span<const float> observations) const {
+  const std::vector<float> p = policy(observations);
+  const auto actions = static_cast<std::size_t>(nets_->actions);
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < p.size(); i += actions)
+    out.push_back(std::max_element(p.begin() + static_cast<std::ptrdiff_t>(i), p.begin() + static_cast<std::ptrdiff_t>(i + actions)) -
+                  (p.begin() + static_cast<std::ptrdiff_t>(i)));
+  return out;
+}
+
+std::size_t DecentralizedActorCritic::agents() const { return static_cast<std::size_t>(nets_->agents); }
+std::size_t DecentralizedActorCritic::actions() const { return static_cast<std::size_t>(nets_->actions); }
+std::size_t DecentralizedActorCritic::observation_size() const { return static_cast<std::size_t>(nets_->observation_size); }
 
 void DecentralizedActorCritic::set_graph(const MixingMatrix& graph) {
   if (static_cast<std::int64_t>(graph.agents()) != nets_->agents)
@@ -272,7 +319,7 @@ void DecentralizedActorCritic::save(const std::string& path) const {
   torch::serialize::OutputArchive archive;
   archive.write("settings", numbers_tensor(settings_numbers(settings_)));
   archive.write("device", c10::IValue(settings_.device));
-  archive.write("shape", numbers_tensor({double(n.agents), double(n.actions), double(n.state_size)}));
+  archive.write("shape", numbers_tensor({double(n.agents), double(n.actions), double(n.state_size), double(n.observation_size)}));
   // Integers beyond 2^53 do not survive float64: the seed and counts go as text.
   archive.write("counts", c10::IValue(std::to_string(seed_) + " " + std::to_string(iterations_) + " " +
                                       std::to_string(traffic().rounds) + " " + std::to_string(traffic().messages) + " " +
@@ -307,12 +354,13 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const s
     };
     MarlSettings settings = settings_from(tensor_numbers(read("settings")));
     settings.device = device.empty() ? read_text("device") : device;
-    const std::vector<double> shape = tensor_numbers(read("shape"));
-    if (shape.size() != 3 || shape[0] != double(environment.agents()) || shape[1] != double(environment.actions()) ||
-        shape[2] != double(environment.state_size()))
-      throw std::runtime_error("made for another environment (agents, actions, state numbers: " + describe(shape) +
-                               "; here " + describe({double(environment.agents()), double(environment.actions()),
-                                                     double(environment.state_size())}) + ")");
+    std::vector<double> shape = tensor_numbers(read("shape"));
+    if (shape.size() == 3) shape.push_back(shape[2]);  // made before actors had their own observations
+    const std::vector<double> here{double(environment.agents()), double(environment.actions()),
+                                   double(environment.state_size()), double(environment.observation_size())};
+    if (shape != here)
+      throw std::runtime_error("made for another environment (agents, actions, state and observation numbers: " +
+                               describe(shape) + "; here " + describe(here) + ")");
     const std::string count_text = read_text("counts");
     std::istringstream counts(count_text);
     std::uint64_t seed = 0, iterations = 0;

@@ -12,7 +12,8 @@
 //      and the agents gossip them (t_gossip rounds, the same W);
 //   4. each agent moves its own softmax policy theta_i by beta along
 //      g_i / ||g_i||, g_i = mean over samples of the consensual TD error x
-//      grad log pi_i(a_i | s) (or the Q value: the paper's ablation).
+//      grad log pi_i(a_i | o_i) (or the Q value: the paper's ablation),
+//      o_i the agent's own observation (MarlEnvironment::observe).
 // Policies stay local: agents exchange nothing but gossip messages.
 //
 // Randomness is per agent (action sampling from a generator seeded from
@@ -43,6 +44,19 @@ struct IterationStats {
   double critic_spread_after = 0;  // the same after t_gossip rounds
 };
 
+// One rollout of every copy of an environment, one episode long: what an
+// update learns from. Steps 0..H of states, observations and joint actions
+// (the last action is drawn, not taken: the TD target's a'), rewards at
+// 0..H-1. Row-major, step-major.
+struct Rollout {
+  std::size_t steps = 0, copies = 0, agents = 0, state_size = 0, observation_size = 0;
+  std::vector<float> states;          // [(H+1) x copies x state_size]
+  std::vector<float> observations;    // [(H+1) x copies x agents x observation_size]
+  std::vector<std::int64_t> joint;    // [(H+1) x copies x agents]
+  std::vector<float> rewards;         // [H x copies x agents]
+  double team_return = 0;             // per copy
+};
+
 class DecentralizedActorCritic {
  public:
   // Agents and their actions as `environment` has them; `graph` over the
@@ -56,6 +70,10 @@ class DecentralizedActorCritic {
 
   // One rollout (every copy, one episode) and one update as above.
   IterationStats iterate(MarlEnvironment& environment);
+  // The two halves: a rollout under the current policies (drawing from the
+  // agents' generators), and steps 1-4 on it.
+  Rollout collect(MarlEnvironment& environment);
+  IterationStats update(const Rollout& rollout);
   std::uint64_t iterations() const { return iterations_; }
 
   // Everything the next iteration depends on: settings, every agent's
@@ -69,8 +87,14 @@ class DecentralizedActorCritic {
   static std::unique_ptr<DecentralizedActorCritic> load(const std::string& path, const MixingMatrix& graph,
                                                         const MarlEnvironment& environment, const std::string& device = "");
 
-  // Every agent's action probabilities in `state`: agents x actions.
-  std::vector<float> policy(std::span<const float> state) const;
+  // Every agent's action probabilities given its observation:
+  // observations [agents x observation_size] -> [agents x actions].
+  std::vector<float> policy(std::span<const float> observations) const;
+  // Every agent's most likely action.
+  std::vector<std::int64_t> greedy(std::span<const float> observations) const;
+  std::size_t agents() const;
+  std::size_t actions() const;
+  std::size_t observation_size() const;
   // The weights from now on (e.g. over the survivors after agents died).
   void set_graph(const MixingMatrix& graph);
   const GossipTraffic& traffic() const;

@@ -1,10 +1,12 @@
 // What the decentralized actor-critic learns on: a batch of copies of a
-// cooperative multi-agent game stepped together. Every agent sees the
-// global state and picks one of `actions()` discrete actions; each gets
-// its own local reward, and the team's reward is their sum (the agents
-// maximise the average, which is the sum over N). No LibTorch.
+// cooperative multi-agent game stepped together. The critics see the
+// global state; each agent's actor sees its own observation of it (by
+// default the whole state) and picks one of `actions()` discrete actions;
+// each agent gets its own local reward, and the team's reward is their sum
+// (the agents maximise the average, which is the sum over N). No LibTorch.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -24,6 +26,19 @@ class MarlEnvironment {
   // Joint actions [copies x agents] -> next states [copies x state_size]
   // and local rewards [copies x agents].
   virtual void step(std::span<const std::int64_t> actions, std::span<float> states, std::span<float> rewards) = 0;
+
+  // What each agent's actor reads: observations [rows x agents x
+  // observation_size] of states [rows x state_size], any number of rows.
+  // A decentralized game gives each agent its own part of the state and
+  // what its neighbours tell it; the default is the whole state for all.
+  virtual std::size_t observation_size() const { return state_size(); }
+  virtual void observe(std::span<const float> states, std::span<float> observations) const {
+    const std::size_t s = state_size(), n = agents(), rows = states.size() / s;
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t i = 0; i < n; ++i)
+        std::copy_n(states.begin() + static_cast<std::ptrdiff_t>(r * s), s,
+                    observations.begin() + static_cast<std::ptrdiff_t>((r * n + i) * s));
+  }
 };
 
 }  // namespace nfv

@@ -276,15 +276,17 @@ GameOutcome play(std::size_t gossip_rounds, std::uint64_t seed, int iterations) 
   settings.gossip_rounds = gossip_rounds;
   DecentralizedActorCritic agents(settings, MixingMatrix::complete(2), game, seed);
   const std::vector<float> state{1.0F};
+  std::vector<float> observations(game.agents() * game.observation_size());
+  game.observe(state, observations);
   GameOutcome out;
-  const std::vector<float> before = agents.policy(state);
+  const std::vector<float> before = agents.policy(observations);
   out.chance_before = before[0] * before[3];
   for (int it = 0; it < iterations; ++it) {
     const IterationStats stats = agents.iterate(game);
     if (it == 0) out.first_return = stats.team_return;
     out.last_return = stats.team_return;
   }
-  const std::vector<float> after = agents.policy(state);
+  const std::vector<float> after = agents.policy(observations);
   out.best_after = after[0] * after[3];
   out.traffic = agents.traffic();
   return out;
