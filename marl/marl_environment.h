@@ -27,6 +27,10 @@ class MarlEnvironment {
   // and local rewards [copies x agents].
   virtual void step(std::span<const std::int64_t> actions, std::span<float> states, std::span<float> rewards) = 0;
 
+  // The action taken for an agent whose process is down (agents as
+  // processes): the one that does the least, e.g. Simple Spread's "stay".
+  virtual std::int64_t idle_action() const { return 0; }
+
   // What each agent's actor reads: observations [rows x agents x
   // observation_size] of states [rows x state_size], any number of rows.
   // A decentralized game gives each agent its own part of the state and

@@ -1,0 +1,132 @@
+#include "peer_gossip.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+namespace nfv {
+
+struct PeerGossip::Group {
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  std::vector<std::size_t> members;     // agents, ascending; group rank = index
+  std::vector<std::size_t> neighbours;  // live graph neighbours of this agent
+  torch::Tensor weights;                // [N, N] float32, W over the members
+  int tag = 0;                          // one per round, the same in every member
+  // Operations that failed: Gloo may still write into their buffers, so
+  // they and their groups are kept until the process ends.
+  std::vector<c10::intrusive_ptr<c10d::Work>> abandoned;
+
+  int rank_of(std::size_t agent) const {
+    return static_cast<int>(std::find(members.begin(), members.end(), agent) - members.begin());
+  }
+};
+
+namespace {
+
+// Groups that lost a member: destroying one may wait on a dead peer.
+std::vector<std::unique_ptr<PeerGossip::Group>>& retired_groups() {
+  static auto* groups = new std::vector<std::unique_ptr<PeerGossip::Group>>();
+  return *groups;
+}
+
+}  // namespace
+
+PeerGossip::PeerGossip(c10::intrusive_ptr<c10d::Store> store, std::size_t self, std::string listen_host,
+                       std::chrono::milliseconds timeout)
+    : store_(std::move(store)), self_(self), listen_host_(std::move(listen_host)), timeout_(timeout) {}
+
+PeerGossip::~PeerGossip() {
+  if (group_) retired_groups().push_back(std::move(group_));
+}
+
+bool PeerGossip::regroup(const std::string& name, const MixingMatrix& weights) {
+  if (group_) retired_groups().push_back(std::move(group_));
+  auto g = std::make_unique<Group>();
+  for (std::size_t i = 0; i < weights.agents(); ++i)
+    if (weights.alive()[i]) g->members.push_back(i);
+  for (const auto& [i, j] : weights.edges()) {
+    if (i == self_) g->neighbours.push_back(j);
+    if (j == self_) g->neighbours.push_back(i);
+  }
+  std::sort(g->neighbours.begin(), g->neighbours.end());
+  const auto n = static_cast<std::int64_t>(weights.agents());
+  std::vector<float> w(weights.weights().begin(), weights.weights().end());
+  g->weights = torch::from_blob(w.data(), {n, n}, torch::kFloat32).clone();
+  if (g->neighbours.empty()) {  // alone: nothing to connect
+    group_ = std::move(g);
+    return true;
+  }
+  try {
+    auto options = c10d::ProcessGroupGloo::Options::create(timeout_);
+    options->devices.push_back(listen_host_.empty() ? c10d::ProcessGroupGloo::createDefaultDevice()
+                                                    : c10d::ProcessGroupGloo::createDeviceForHostname(listen_host_));
+    options->threads = 1;  // point-to-point only: no collective runs on the group's threads
+    g->group = c10::make_intrusive<c10d::ProcessGroupGloo>(c10::make_intrusive<c10d::PrefixStore>(name, store_),
+                                                           g->rank_of(self_), static_cast<int>(g->members.size()), options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "marl agent %zu: no gossip group %s: %s\n", self_, name.c_str(), e.what());
+    retired_groups().push_back(std::move(g));
+    return false;
+  }
+  group_ = std::move(g);
+  return true;
+}
+
+torch::Tensor PeerGossip::mix(const torch::Tensor& own, std::size_t rounds) {
+  if (rounds == 0 || !group_ || !group_->group) return own;
+  torch::NoGradGuard no_grad;
+  Group& g = *group_;
+  const auto n = g.weights.size(0);
+  torch::Tensor x = own.reshape({1, -1}).to(torch::kCPU).contiguous();
+  for (std::size_t r = 0; r < rounds; ++r, ++g.tag) {
+    // The whole [N, D] block, rows of non-neighbours zero, so that this
+    // agent's row of W x is computed by the very product a stacked run does.
+    torch::Tensor block = torch::zeros({n, x.size(1)}, torch::kFloat32);
+    block[static_cast<std::int64_t>(self_)].copy_(x[0]);
+    std::vector<std::size_t> asked;  // the neighbours not lost yet
+    std::vector<c10::intrusive_ptr<c10d::Work>> sends, receives;
+    std::vector<torch::Tensor> received;
+    for (std::size_t j : g.neighbours) {
+      if (std::find(lost_.begin(), lost_.end(), j) != lost_.end()) {
+        block[static_cast<std::int64_t>(j)].copy_(x[0]);  // a lost neighbour's share stays with this agent's value
+        continue;
+      }
+      std::vector<at::Tensor> out{x}, in{torch::empty_like(x)};
+      asked.push_back(j);
+      sends.push_back(g.group->send(out, g.rank_of(j), g.tag));
+      receives.push_back(g.group->recv(in, g.rank_of(j), g.tag));
+      received.push_back(in[0]);
+    }
+    for (std::size_t k = 0; k < asked.size(); ++k) {
+      const std::size_t j = asked[k];
+      bool answered = true;
+      try {
+        receives[k]->wait(timeout_);
+        sends[k]->wait(timeout_);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "marl agent %zu: neighbour %zu lost: %s\n", self_, j, e.what());
+        answered = false;
+        lost_.push_back(j);
+        g.abandoned.push_back(receives[k]);
+        g.abandoned.push_back(sends[k]);
+      }
+      block[static_cast<std::int64_t>(j)].copy_(answered ? received[k][0] : x[0]);
+    }
+    x = g.weights.mm(block).narrow(0, static_cast<std::int64_t>(self_), 1).contiguous();
+    traffic_.rounds += 1;
+    traffic_.messages += asked.size();
+    traffic_.bytes += asked.size() * static_cast<std::uint64_t>(x.size(1)) * sizeof(float);
+  }
+  return x.reshape(own.sizes()).to(own.device());
+}
+
+std::vector<std::size_t> PeerGossip::take_lost() {
+  std::vector<std::size_t> out;
+  out.swap(lost_);
+  return out;
+}
+
+}  // namespace nfv
+

@@ -1,0 +1,150 @@
+// The decentralized actor-critic with one OS process per agent
+// (marl/agent_processes.h): for the same seed the processes give the
+// stacked run's parameters, return and gossip traffic; an agent killed in
+// the middle of training does not stop the others, who go on over the
+// survivors, and restarted from its checkpoint it joins again and its
+// critic comes back to the others'; bad input is named.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "agent_processes.h"
+#include "decentralized_actor_critic.h"
+#include "matrix_game.h"
+#include "simple_spread.h"
+
+namespace nfv {
+namespace {
+
+MarlSettings small_settings() {
+  return {.critic_width = 16, .critic_depth = 2, .actor_width = 16, .actor_depth = 1, .critic_steps = 3,
+          .critic_step = 0.05, .actor_step = 0.1, .gamma = 0.5};
+}
+
+AgentProcessOptions local_options(const std::string& name) {
+  AgentProcessOptions options;
+  options.store_port = 0;
+  options.checkpoint_dir = ::testing::TempDir() + name;
+  options.peer_timeout = std::chrono::milliseconds(1500);
+  options.start_timeout = std::chrono::milliseconds(20000);
+  options.checkpoint_every = 4;
+  return options;
+}
+
+double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  double most = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) most = std::max(most, static_cast<double>(std::abs(a[k] - b[k])));
+  return most;
+}
+
+// The same seed, stacked and as processes: every agent's parameters, the
+// returns and the gossip traffic. Bit for bit: each process runs its agent's
+// row of the stacked math with the same LibTorch calls (a gossip round is
+// the same [N, N] x [N, P] product, the rows of non-neighbours zero), one
+// LibTorch thread each.
+void expect_processes_equal_stacked(const EnvironmentFactory& make, const MixingMatrix& graph, std::uint64_t seed,
+                                    std::uint64_t iterations, const std::string& name) {
+  set_marl_threads(1);
+  const auto env = make();
+  DecentralizedActorCritic stacked(small_settings(), graph, *env, seed);
+  std::vector<double> returns;
+  for (std::uint64_t it = 0; it < iterations; ++it) returns.push_back(stacked.iterate(*env).team_return);
+
+  const AgentProcessesRun run = run_agent_processes(small_settings(), graph, make, seed, iterations, local_options(name));
+  ASSERT_EQ(run.critic.size(), graph.agents());
+  for (std::size_t agent = 0; agent < graph.agents(); ++agent) {
+    EXPECT_EQ(run.critic[agent], stacked.critic_parameters(agent)) << name << ": agent " << agent << "'s critic";
+    EXPECT_EQ(run.actor[agent], stacked.actor_parameters(agent)) << name << ": agent " << agent << "'s actor";
+  }
+  for (std::uint64_t it = 0; it < iterations; ++it) {
+    EXPECT_EQ(run.team_return[it], returns[it]) << name << ": iteration " << it;
+    EXPECT_EQ(run.live_agents[it], graph.agents());
+  }
+  EXPECT_EQ(run.gossip.rounds, stacked.traffic().rounds);
+  EXPECT_EQ(run.gossip.messages, stacked.traffic().messages) << "one message per directed edge per round";
+  EXPECT_EQ(run.gossip.bytes, stacked.traffic().bytes);
+  EXPECT_GT(run.action_bytes, 0U);
+}
+
+TEST(AgentsAsProcesses, GiveTheStackedRunsParametersForTheSameSeed) {
+  if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
+  expect_processes_equal_stacked(
+      [] { return std::make_unique<MatrixGame>(std::vector<std::vector<double>>{{1.0, 0.0, 0.0}, {0.0, 0.6, 0.0}, {0.0, 0.0, 0.3}},
+                                               std::vector<double>{2.0, 0.0}, 8); },
+      MixingMatrix::complete(2), 7, 6, "marl_processes_game");
+  // Three agents on a path: agents 0 and 2 never talk to each other.
+  expect_processes_equal_stacked(
+      [] { return std::make_unique<SimpleSpread>(SimpleSpreadSettings{.agents = 3, .copies = 4, .fixed_landmarks = true}, 11); },
+      MixingMatrix::path(3), 5, 4, "marl_processes_spread");
+}
+
+TEST(AgentsAsProcesses, AKilledAgentRejoinsFromItsCheckpointAndCatchesUp) {
+  if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
+  set_marl_threads(1);
+  const EnvironmentFactory make = [] {
+    return std::make_unique<SimpleSpread>(SimpleSpreadSettings{.agents = 4, .copies = 4, .fixed_landmarks = true}, 3);
+  };
+  const MixingMatrix graph = MixingMatrix::ring(4);
+  const std::uint64_t iterations = 30;
+  const AgentFault fault{.agent = 2, .kill_at = 9, .restart_at = 16};
+  const AgentProcessesRun run =
+      run_agent_processes(small_settings(), graph, make, 4, iterations, local_options("marl_processes_fault"), fault);
+
+  // The run finished, every iteration with a return.
+  ASSERT_EQ(run.team_return.size(), iterations);
+  for (std::uint64_t it = 0; it < iterations; ++it) EXPECT_TRUE(std::isfinite(run.team_return[it])) << it;
+  // Four agents before the kill, three while agent 2 was down, four again at the end.
+  EXPECT_EQ(run.live_agents[fault.kill_at - 1], 4U);
+  EXPECT_EQ(run.live_agents[fault.kill_at], 3U);
+  EXPECT_EQ(run.live_agents[*fault.restart_at - 1], 3U);
+  EXPECT_EQ(run.live_agents[iterations - 1], 4U);
+  // The survivors kept gossiping while it was down (over the path 3-0-1 the ring left).
+  const AgentProcessReport& survivor = run.agents[0];
+  const auto at = [&](std::uint64_t it) {
+    return *std::find_if(survivor.iterations.begin(), survivor.iterations.end(), [&](const AgentIteration& r) { return r.iteration == it; });
+  };
+  EXPECT_GT(at(*fault.restart_at - 1).gossip_bytes, at(fault.kill_at).gossip_bytes);
+  // It joined again after its restart, and went on to the end.
+  const AgentProcessReport& rejoined = run.agents[fault.agent];
+  ASSERT_FALSE(rejoined.iterations.empty());
+  EXPECT_EQ(rejoined.iterations.back().iteration, iterations - 1);
+  const auto first_back = std::find_if(rejoined.iterations.begin(), rejoined.iterations.end(),
+                                       [&](const AgentIteration& r) { return r.iteration >= fault.kill_at; });
+  ASSERT_NE(first_back, rejoined.iterations.end());
+  EXPECT_GE(first_back->iteration, *fault.restart_at);
+  // Its critic caught up: as close to its neighbours' as theirs are to each other.
+  const double rejoined_gap = largest_difference(run.critic[2], run.critic[1]);
+  const double survivors_gap = largest_difference(run.critic[0], run.critic[1]);
+  EXPECT_LT(rejoined_gap, 3 * survivors_gap + 1e-3) << "rejoined " << rejoined_gap << ", survivors " << survivors_gap;
+}
+
+TEST(AgentsAsProcesses, BadInputIsNamed) {
+  if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
+  const EnvironmentFactory make = [] { return std::make_unique<SimpleSpread>(SimpleSpreadSettings{.copies = 2}, 1); };
+  const auto error_of = [&](auto call) {
+    try {
+      call();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  AgentProcessOptions options = local_options("marl_processes_bad");
+  EXPECT_NE(error_of([&] { run_agent_process(small_settings(), MixingMatrix::ring(3), make, 1, 1, 3, options); }).find("agent 3"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              run_agent_processes(small_settings(), MixingMatrix::ring(3), make, 1, 5, options, AgentFault{.agent = 1, .kill_at = 3, .restart_at = 2});
+            }).find("restart_at"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { run_agent_processes(small_settings(), MixingMatrix::ring(4), make, 1, 5, options); }).find("factory"),
+            std::string::npos);
+  options.checkpoint_dir.clear();
+  EXPECT_NE(error_of([&] { run_agent_processes(small_settings(), MixingMatrix::ring(3), make, 1, 5, options); }).find("checkpoint_dir"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace nfv
