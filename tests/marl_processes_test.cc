@@ -3,7 +3,8 @@
 // stacked run's parameters, return and gossip traffic; an agent killed in
 // the middle of training does not stop the others, who go on over the
 // survivors, and restarted from its checkpoint it joins again and its
-// critic comes back to the others'; bad input is named.
+// critic comes back to the others'; bad input is named; a build without
+// the gloo headers says so.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,7 +29,7 @@ AgentProcessOptions local_options(const std::string& name) {
   AgentProcessOptions options;
   options.store_port = 0;
   options.checkpoint_dir = ::testing::TempDir() + name;
-  options.peer_timeout = std::chrono::milliseconds(1500);
+  options.peer_timeout = std::chrono::milliseconds(4000);  // long enough that a busy machine writes off nobody by mistake
   options.start_timeout = std::chrono::milliseconds(20000);
   options.checkpoint_every = 4;
   return options;
@@ -144,6 +145,18 @@ TEST(AgentsAsProcesses, BadInputIsNamed) {
   options.checkpoint_dir.clear();
   EXPECT_NE(error_of([&] { run_agent_processes(small_settings(), MixingMatrix::ring(3), make, 1, 5, options); }).find("checkpoint_dir"),
             std::string::npos);
+}
+
+// A build without the gloo headers says what is missing when asked.
+TEST(AgentsAsProcesses, ABuildWithoutGlooSaysWhatIsMissing) {
+  if (agent_processes_available()) GTEST_SKIP() << "this build has the processes mode";
+  try {
+    run_agent_processes(small_settings(), MixingMatrix::ring(3),
+                        [] { return std::make_unique<SimpleSpread>(SimpleSpreadSettings{}, 1); }, 1, 1, local_options("marl_processes_none"));
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("libgloo-dev"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
