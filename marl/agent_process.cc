@@ -29,7 +29,10 @@ namespace {
 class PeerLinks : public AgentLinks {
  public:
   PeerLinks(PeerGossip& gossip, ActionBoard& board) : gossip_(gossip), board_(board) {}
-  torch::Tensor mix(const torch::Tensor& rows, std::size_t rounds) override { return gossip_.mix(rows, rounds); }
+  torch::Tensor mix(const torch::Tensor& rows, std::size_t rounds) override {
+    if (before_gossip_) before_gossip_();
+    return gossip_.mix(rows, rounds);
+  }
   std::vector<std::int64_t> joint_actions(const std::vector<std::int64_t>& held, std::size_t copies) override {
     if (before_step_) before_step_(step_);
     ++step_;
@@ -40,10 +43,12 @@ class PeerLinks : public AgentLinks {
   }
   const GossipTraffic& traffic() const override { return gossip_.traffic(); }
   void set_traffic(const GossipTraffic& traffic) override { gossip_.set_traffic(traffic); }
-  // A new rollout; `before_step` (may be empty) runs before each step's exchange.
-  void begin_rollout(std::function<void(std::size_t)> before_step) {
+  // A new iteration; `before_step` (may be empty) runs before each step's
+  // exchange of actions, `before_gossip` before each gossip.
+  void begin(std::function<void(std::size_t)> before_step, std::function<void()> before_gossip) {
     step_ = 0;
     before_step_ = std::move(before_step);
+    before_gossip_ = std::move(before_gossip);
   }
 
  private:
@@ -51,6 +56,7 @@ class PeerLinks : public AgentLinks {
   ActionBoard& board_;
   std::size_t step_ = 0;
   std::function<void(std::size_t)> before_step_;
+  std::function<void()> before_gossip_;
 };
 
 // The survivors' weights: over the part of the graph among `alive` that
@@ -163,11 +169,14 @@ AgentProcessReport run_agent_process(const MarlSettings& settings, const MixingM
     }
     roster.admit(t, members, previous);
     board.begin(t, members);
+    // Fault injection: SIGKILL, as abrupt as a crash.
     const std::size_t middle = (env->episode_length() + 1) / 2;
-    links.begin_rollout(options.die_at == t ? std::function<void(std::size_t)>([middle](std::size_t step) {
+    const bool dies = options.die_at == t;
+    links.begin(dies && !options.die_before_gossip ? std::function<void(std::size_t)>([middle](std::size_t step) {
       if (step == middle) std::raise(SIGKILL);
     })
-                                            : nullptr);
+                                                   : nullptr,
+                dies && options.die_before_gossip ? std::function<void()>([] { std::raise(SIGKILL); }) : nullptr);
     Rollout rollout;
     try {
       rollout = learner->collect(*env);

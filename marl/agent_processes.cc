@@ -134,6 +134,7 @@ AgentProcessesRun run_agent_processes(const MarlSettings& settings, const Mixing
       close(fds[1]);
       AgentProcessOptions mine = options;
       mine.die_at = !restart && fault && fault->agent == agent ? std::optional<std::uint64_t>(fault->kill_at) : std::nullopt;
+      mine.die_before_gossip = fault && fault->before_gossip;
       agent_child(fds[0], settings, graph, make_environment, seed, iterations, agent, mine,
                   restart ? AgentStart::from_checkpoint : AgentStart::with_the_run);
     }
@@ -205,11 +206,15 @@ AgentProcessesRun run_agent_processes(const MarlSettings& settings, const Mixing
         run.team_return[row.iteration] = row.team_return;
         run.live_agents[row.iteration] = row.live_agents;
       }
-    const auto learner = DecentralizedActorCritic::load_agent(agent_file(options.checkpoint_dir, k, ".pt"), graph, *env,
-                                                              std::make_unique<Gossip>(graph, torch::kCPU));
-    run.critic.push_back(learner->critic_parameters(k));
-    run.actor.push_back(learner->actor_parameters(k));
-    report.gossip = learner->traffic();
+    const std::string checkpoint = agent_file(options.checkpoint_dir, k, ".pt");
+    run.critic.emplace_back();
+    run.actor.emplace_back();
+    if (std::filesystem::exists(checkpoint)) {  // none: it died before its first
+      const auto learner = DecentralizedActorCritic::load_agent(checkpoint, graph, *env, std::make_unique<Gossip>(graph, torch::kCPU));
+      run.critic.back() = learner->critic_parameters(k);
+      run.actor.back() = learner->actor_parameters(k);
+      report.gossip = learner->traffic();
+    }
     if (!report.iterations.empty()) report.action_bytes = report.iterations.back().action_bytes;
     run.gossip.rounds = std::max(run.gossip.rounds, report.gossip.rounds);
     run.gossip.messages += report.gossip.messages;

@@ -42,8 +42,10 @@ struct AgentProcessOptions {
   std::chrono::milliseconds peer_timeout{10000};   // an agent silent this long is written off
   std::chrono::milliseconds start_timeout{60000};  // for every agent to come at the start, or to be admitted
   // Fault injection, for tests and the bench: the process kills itself
-  // (SIGKILL) in the middle of this iteration's rollout.
+  // (SIGKILL) in the middle of this iteration's rollout, or just before its
+  // gossip (its actions posted, its messages not sent).
   std::optional<std::uint64_t> die_at;
+  bool die_before_gossip = false;
 };
 
 // One iteration as one agent's process saw it.
@@ -93,12 +95,13 @@ class AgentStore {
   std::unique_ptr<Server> server_;
 };
 
-// Kill agent `agent` in the middle of iteration kill_at; start it again
+// Kill agent `agent` in iteration kill_at; start it again
 // from its last checkpoint once the team reaches restart_at (none: never).
 struct AgentFault {
   std::size_t agent = 0;
   std::uint64_t kill_at = 0;
   std::optional<std::uint64_t> restart_at;
+  bool before_gossip = false;  // killed after its rollout, before its gossip (default: mid-rollout)
 };
 
 struct AgentProcessesRun {
@@ -106,7 +109,9 @@ struct AgentProcessesRun {
   std::vector<std::size_t> live_agents;  // per iteration: agents that gossiped
   GossipTraffic gossip;                  // rounds: per agent; messages and bytes: all agents'
   std::uint64_t action_bytes = 0;        // the environment's traffic (actions through the store), all agents
-  std::vector<std::vector<float>> critic, actor;  // each agent's parameters at the end
+  // Each agent's parameters from its last checkpoint: at the end, or for an
+  // agent that died and stayed dead its last before; empty if it left none.
+  std::vector<std::vector<float>> critic, actor;
   std::vector<AgentProcessReport> agents;         // each agent's view (its last life)
   double seconds = 0;
 };

@@ -35,6 +35,20 @@ AgentProcessOptions local_options(const std::string& name) {
   return options;
 }
 
+// Simple Spread with fixed landmarks, 4 copies: one environment per process.
+EnvironmentFactory spread(std::size_t agents, std::uint64_t seed) {
+  return [=] {
+    return std::make_unique<SimpleSpread>(SimpleSpreadSettings{.agents = agents, .copies = 4, .fixed_landmarks = true}, seed);
+  };
+}
+
+// A run of `graph.agents()` Simple Spread agents through `fault`.
+AgentProcessesRun run_through(const MixingMatrix& graph, std::uint64_t seed, std::uint64_t iterations, const std::string& name,
+                              const AgentFault& fault) {
+  set_marl_threads(1);
+  return run_agent_processes(small_settings(), graph, spread(graph.agents(), seed), seed, iterations, local_options(name), fault);
+}
+
 double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
   double most = 0;
   for (std::size_t k = 0; k < a.size(); ++k) most = std::max(most, static_cast<double>(std::abs(a[k] - b[k])));
@@ -78,21 +92,15 @@ TEST(AgentsAsProcesses, GiveTheStackedRunsParametersForTheSameSeed) {
       MixingMatrix::complete(2), 7, 6, "marl_processes_game");
   // Three agents on a path: agents 0 and 2 never talk to each other.
   expect_processes_equal_stacked(
-      [] { return std::make_unique<SimpleSpread>(SimpleSpreadSettings{.agents = 3, .copies = 4, .fixed_landmarks = true}, 11); },
+      spread(3, 11),
       MixingMatrix::path(3), 5, 4, "marl_processes_spread");
 }
 
 TEST(AgentsAsProcesses, AKilledAgentRejoinsFromItsCheckpointAndCatchesUp) {
   if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
-  set_marl_threads(1);
-  const EnvironmentFactory make = [] {
-    return std::make_unique<SimpleSpread>(SimpleSpreadSettings{.agents = 4, .copies = 4, .fixed_landmarks = true}, 3);
-  };
-  const MixingMatrix graph = MixingMatrix::ring(4);
   const std::uint64_t iterations = 30;
   const AgentFault fault{.agent = 2, .kill_at = 9, .restart_at = 16};
-  const AgentProcessesRun run =
-      run_agent_processes(small_settings(), graph, make, 4, iterations, local_options("marl_processes_fault"), fault);
+  const AgentProcessesRun run = run_through(MixingMatrix::ring(4), 3, iterations, "marl_processes_fault", fault);
 
   // The run finished, every iteration with a return.
   ASSERT_EQ(run.team_return.size(), iterations);
@@ -120,6 +128,41 @@ TEST(AgentsAsProcesses, AKilledAgentRejoinsFromItsCheckpointAndCatchesUp) {
   const double rejoined_gap = largest_difference(run.critic[2], run.critic[1]);
   const double survivors_gap = largest_difference(run.critic[0], run.critic[1]);
   EXPECT_LT(rejoined_gap, 3 * survivors_gap + 1e-3) << "rejoined " << rejoined_gap << ", survivors " << survivors_gap;
+}
+
+// Killed after its actions, before its messages: its neighbours lose it in
+// the middle of the gossip, and the others go on without it.
+TEST(AgentsAsProcesses, AnAgentThatDiesInItsGossipIsDroppedAndTheOthersGoOn) {
+  if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
+  const std::uint64_t iterations = 12;
+  const AgentProcessesRun run = run_through(MixingMatrix::ring(4), 5, iterations, "marl_processes_gossip_fault",
+                                            AgentFault{.agent = 3, .kill_at = 5, .before_gossip = true});
+  EXPECT_EQ(run.live_agents[4], 4U);
+  for (std::uint64_t it = 6; it < iterations; ++it) EXPECT_EQ(run.live_agents[it], 3U) << "iteration " << it;
+  // Its neighbours 0 and 2 go on gossiping with agent 1, now their only neighbour.
+  for (std::size_t agent : {0, 2}) {
+    const std::vector<AgentIteration>& rows = run.agents[agent].iterations;
+    ASSERT_EQ(rows.size(), iterations);
+    EXPECT_GT(rows.back().gossip_bytes, rows[6].gossip_bytes) << "agent " << agent;
+  }
+  EXPECT_LT(run.agents[3].iterations.size(), 6U);
+}
+
+// The middle of a path dies: the two ends can no longer reach each other,
+// and each goes on alone rather than stopping.
+TEST(AgentsAsProcesses, AGraphCutInTwoGoesOnInEachPart) {
+  if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
+  const std::uint64_t iterations = 8;
+  const AgentProcessesRun run =
+      run_through(MixingMatrix::path(3), 8, iterations, "marl_processes_cut", AgentFault{.agent = 1, .kill_at = 3});
+  EXPECT_EQ(run.live_agents[2], 3U);
+  for (std::size_t agent : {0, 2}) {
+    const std::vector<AgentIteration>& rows = run.agents[agent].iterations;
+    ASSERT_EQ(rows.size(), iterations) << "agent " << agent;
+    EXPECT_EQ(rows.back().live_agents, 1U) << "agent " << agent << " gossips with its part of the graph: itself";
+    EXPECT_EQ(rows.back().gossip_bytes, rows[3].gossip_bytes) << "alone, agent " << agent << " sends nothing";
+    EXPECT_TRUE(std::isfinite(rows.back().team_return));
+  }
 }
 
 TEST(AgentsAsProcesses, BadInputIsNamed) {
