@@ -17,11 +17,15 @@
 
 namespace nfv {
 
+// What a gossip carries: the critics' parameters (the same quantity from
+// one iteration to the next) or the iteration's TD errors (new each time).
+enum class GossipKind { critic_parameters, td_errors };
+
 class AgentLinks {
  public:
   virtual ~AgentLinks() = default;
   // The held agents' rows [L, ...] after `rounds` gossip rounds.
-  virtual torch::Tensor mix(const torch::Tensor& rows, std::size_t rounds) = 0;
+  virtual torch::Tensor mix(const torch::Tensor& rows, std::size_t rounds, GossipKind kind) = 0;
   // The held agents' actions [copies x L] -> everyone's [copies x agents].
   virtual std::vector<std::int64_t> joint_actions(const std::vector<std::int64_t>& held, std::size_t copies) = 0;
   // The weights from now on (e.g. over the survivors after agents died).

@@ -29,9 +29,9 @@ namespace {
 class PeerLinks : public AgentLinks {
  public:
   PeerLinks(PeerGossip& gossip, ActionBoard& board) : gossip_(gossip), board_(board) {}
-  torch::Tensor mix(const torch::Tensor& rows, std::size_t rounds) override {
+  torch::Tensor mix(const torch::Tensor& rows, std::size_t rounds, GossipKind kind) override {
     if (before_gossip_) before_gossip_();
-    return gossip_.mix(rows, rounds);
+    return gossip_.mix(rows, rounds, kind);
   }
   std::vector<std::int64_t> joint_actions(const std::vector<std::int64_t>& held, std::size_t copies) override {
     if (before_step_) before_step_(step_);
@@ -123,7 +123,7 @@ AgentProcessReport run_agent_process(const MarlSettings& settings, const MixingM
 
   AgentRoster roster(*store, n, agent);
   ActionBoard board(*store, n, agent, env->idle_action(), options.peer_timeout);
-  PeerGossip gossip(store, agent, options.listen_host, options.peer_timeout);
+  PeerGossip gossip(store, agent, options.listen_host, options.peer_timeout, options.int8_gossip);
   auto owned_links = std::make_unique<PeerLinks>(gossip, board);
   PeerLinks& links = *owned_links;
   const std::string checkpoint = agent_file(options.checkpoint_dir, agent, ".pt");

@@ -41,6 +41,10 @@ struct AgentProcessOptions {
   std::size_t checkpoint_every = 10;     // iterations between checkpoints
   std::chrono::milliseconds peer_timeout{10000};   // an agent silent this long is written off
   std::chrono::milliseconds start_timeout{60000};  // for every agent to come at the start, or to be admitted
+  // Gossip messages as int8 with a float32 scale and error feedback
+  // (peer_gossip.h): about a quarter of the bytes; no longer the stacked
+  // run's numbers. Every agent of a run must agree.
+  bool int8_gossip = false;
   // Fault injection, for tests and the bench: the process kills itself
   // (SIGKILL) in the middle of this iteration's rollout, or just before its
   // gossip (its actions posted, its messages not sent).

@@ -260,7 +260,7 @@ IterationStats DecentralizedActorCritic::update(const Rollout& rollout) {
     torch::NoGradGuard no_grad;
     const torch::Tensor local = n.critic.parameters();
     stats.critic_spread = spread(local);
-    const torch::Tensor mixed = n.links->mix(local, settings_.gossip_rounds);
+    const torch::Tensor mixed = n.links->mix(local, settings_.gossip_rounds, GossipKind::critic_parameters);
     stats.critic_spread_after = spread(mixed);
     n.critic.set_parameters(mixed);
   }
@@ -272,7 +272,7 @@ IterationStats DecentralizedActorCritic::update(const Rollout& rollout) {
     const torch::Tensor q = n.q_values(input);
     signal = settings_.actor_signal == ActorSignal::q_value
                  ? q
-                 : n.links->mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds);
+                 : n.links->mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds, GossipKind::td_errors);
   }
 
   // 4. Normalized policy-gradient step per agent.

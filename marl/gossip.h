@@ -22,7 +22,8 @@ class Gossip : public AgentLinks {
  public:
   Gossip(const MixingMatrix& matrix, torch::Device device);
   // `values` [N, ...] after `rounds` rounds (rounds 0: unchanged, nothing sent).
-  torch::Tensor mix(const torch::Tensor& values, std::size_t rounds) override;
+  torch::Tensor mix(const torch::Tensor& values, std::size_t rounds);
+  torch::Tensor mix(const torch::Tensor& values, std::size_t rounds, GossipKind) override { return mix(values, rounds); }
   std::vector<std::int64_t> joint_actions(const std::vector<std::int64_t>& held, std::size_t) override { return held; }
   // The weights from now on (e.g. over_survivors after agents died).
   void set_matrix(const MixingMatrix& matrix) override;

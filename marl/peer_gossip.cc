@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -25,6 +26,21 @@ struct PeerGossip::Group {
 
 namespace {
 
+// An int8 message: the float32 scale, then the values / scale rounded.
+torch::Tensor pack_int8(const torch::Tensor& values, float scale) {
+  const torch::Tensor q = (values / scale).round().clamp(-127, 127).to(torch::kInt8).contiguous();
+  torch::Tensor packed = torch::empty({4 + q.numel()}, torch::kUInt8);
+  std::memcpy(packed.data_ptr(), &scale, 4);
+  std::memcpy(static_cast<std::uint8_t*>(packed.data_ptr()) + 4, q.data_ptr(), static_cast<std::size_t>(q.numel()));
+  return packed;
+}
+
+torch::Tensor unpack_int8(const torch::Tensor& packed) {
+  float scale = 0;
+  std::memcpy(&scale, packed.data_ptr(), 4);
+  return packed.narrow(0, 4, packed.numel() - 4).view(torch::kInt8).to(torch::kFloat32).mul(scale).unsqueeze(0);
+}
+
 // Groups that lost a member: destroying one may wait on a dead peer.
 std::vector<std::unique_ptr<PeerGossip::Group>>& retired_groups() {
   static auto* groups = new std::vector<std::unique_ptr<PeerGossip::Group>>();
@@ -34,8 +50,8 @@ std::vector<std::unique_ptr<PeerGossip::Group>>& retired_groups() {
 }  // namespace
 
 PeerGossip::PeerGossip(c10::intrusive_ptr<c10d::Store> store, std::size_t self, std::string listen_host,
-                       std::chrono::milliseconds timeout)
-    : store_(std::move(store)), self_(self), listen_host_(std::move(listen_host)), timeout_(timeout) {}
+                       std::chrono::milliseconds timeout, bool int8_messages)
+    : store_(std::move(store)), self_(self), listen_host_(std::move(listen_host)), timeout_(timeout), int8_(int8_messages) {}
 
 PeerGossip::~PeerGossip() {
   if (group_) retired_groups().push_back(std::move(group_));
@@ -74,13 +90,24 @@ bool PeerGossip::regroup(const std::string& name, const MixingMatrix& weights) {
   return true;
 }
 
-torch::Tensor PeerGossip::mix(const torch::Tensor& own, std::size_t rounds) {
+torch::Tensor PeerGossip::mix(const torch::Tensor& own, std::size_t rounds, GossipKind kind) {
   if (rounds == 0 || !group_ || !group_->group) return own;
   torch::NoGradGuard no_grad;
   Group& g = *group_;
   const auto n = g.weights.size(0);
   torch::Tensor x = own.reshape({1, -1}).to(torch::kCPU).contiguous();
+  torch::Tensor& residual = residual_[kind == GossipKind::td_errors];
+  if (int8_ && (!residual.defined() || residual.sizes() != x.sizes() || kind == GossipKind::td_errors))
+    residual = torch::zeros_like(x);
   for (std::size_t r = 0; r < rounds; ++r, ++g.tag) {
+    // What goes out: x itself, or int8 of x plus what rounding left out before.
+    torch::Tensor message = x;
+    if (int8_) {
+      const torch::Tensor meant = x + residual;
+      const float largest = meant.abs().max().item<float>();
+      message = pack_int8(meant, largest > 0 ? largest / 127 : 1.0F);
+      residual = meant - unpack_int8(message);
+    }
     // The whole [N, D] block, rows of non-neighbours zero, so that this
     // agent's row of W x is computed by the very product a stacked run does.
     torch::Tensor block = torch::zeros({n, x.size(1)}, torch::kFloat32);
@@ -93,7 +120,7 @@ torch::Tensor PeerGossip::mix(const torch::Tensor& own, std::size_t rounds) {
         block[static_cast<std::int64_t>(j)].copy_(x[0]);  // a lost neighbour's share stays with this agent's value
         continue;
       }
-      std::vector<at::Tensor> out{x}, in{torch::empty_like(x)};
+      std::vector<at::Tensor> out{message}, in{torch::empty_like(message)};
       asked.push_back(j);
       sends.push_back(g.group->send(out, g.rank_of(j), g.tag));
       receives.push_back(g.group->recv(in, g.rank_of(j), g.tag));
@@ -112,12 +139,12 @@ torch::Tensor PeerGossip::mix(const torch::Tensor& own, std::size_t rounds) {
         g.abandoned.push_back(receives[k]);
         g.abandoned.push_back(sends[k]);
       }
-      block[static_cast<std::int64_t>(j)].copy_(answered ? received[k][0] : x[0]);
+      block[static_cast<std::int64_t>(j)].copy_(!answered ? x[0] : int8_ ? unpack_int8(received[k])[0] : received[k][0]);
     }
     x = g.weights.mm(block).narrow(0, static_cast<std::int64_t>(self_), 1).contiguous();
     traffic_.rounds += 1;
     traffic_.messages += asked.size();
-    traffic_.bytes += asked.size() * static_cast<std::uint64_t>(x.size(1)) * sizeof(float);
+    traffic_.bytes += asked.size() * static_cast<std::uint64_t>(message.nbytes());
   }
   return x.reshape(own.sizes()).to(own.device());
 }

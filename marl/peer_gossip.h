@@ -7,6 +7,14 @@
 // reported lost and its share of the round goes to this agent's own value
 // (its row of W stays stochastic); the caller marks it dead, and from the
 // next iteration the weights are recomputed over the survivors.
+//
+// Optionally the messages are int8 (one float32 scale each, max |x| / 127)
+// with error feedback: what rounding left out of a message is added to the
+// next one of the same kind, so that over time the neighbours receive the
+// sum of what was meant. The critics' residual carries over iterations
+// (the same parameters, moving slowly); the TD errors' over the rounds of
+// one iteration only (new samples each time). An agent mixes its own value
+// exactly and its neighbours' as received.
 // Included only by the module's c10d sources (needs the gloo headers).
 #pragma once
 
@@ -19,6 +27,7 @@
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
+#include "agent_links.h"
 #include "mixing_matrix.h"
 
 namespace nfv {
@@ -27,7 +36,8 @@ class PeerGossip {
  public:
   // `listen_host`: the address other agents reach this one's Gloo device at
   // (empty: this machine's host name).
-  PeerGossip(c10::intrusive_ptr<c10d::Store> store, std::size_t self, std::string listen_host, std::chrono::milliseconds timeout);
+  PeerGossip(c10::intrusive_ptr<c10d::Store> store, std::size_t self, std::string listen_host, std::chrono::milliseconds timeout,
+             bool int8_messages = false);
   ~PeerGossip();
 
   // Gossip from now on among `weights.alive()` with `weights`; `name` is
@@ -35,7 +45,7 @@ class PeerGossip {
   // group could not be made (a member did not come): no gossip until the next.
   bool regroup(const std::string& name, const MixingMatrix& weights);
   // This agent's row [1, ...] after `rounds` rounds.
-  torch::Tensor mix(const torch::Tensor& own, std::size_t rounds);
+  torch::Tensor mix(const torch::Tensor& own, std::size_t rounds, GossipKind kind);
   // Neighbours that did not answer since the last call.
   std::vector<std::size_t> take_lost();
 
@@ -49,6 +59,8 @@ class PeerGossip {
   std::size_t self_;
   std::string listen_host_;
   std::chrono::milliseconds timeout_;
+  bool int8_;
+  torch::Tensor residual_[2];  // error feedback per GossipKind
   std::unique_ptr<Group> group_;
   std::vector<std::size_t> lost_;
   GossipTraffic traffic_;

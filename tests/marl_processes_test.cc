@@ -165,6 +165,32 @@ TEST(AgentsAsProcesses, AGraphCutInTwoGoesOnInEachPart) {
   }
 }
 
+// int8 messages with error feedback: a quarter of the bytes (plus the
+// scale), and the critics still agree to within the rounding.
+TEST(AgentsAsProcesses, Int8GossipSendsAQuarterOfTheBytesAndTheCriticsStillAgree) {
+  if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
+  set_marl_threads(1);
+  const MixingMatrix graph = MixingMatrix::complete(3);
+  AgentProcessOptions options = local_options("marl_processes_float");
+  const AgentProcessesRun exact = run_agent_processes(small_settings(), graph, spread(3, 9), 9, 10, options);
+  options = local_options("marl_processes_int8");
+  options.int8_gossip = true;
+  const AgentProcessesRun int8 = run_agent_processes(small_settings(), graph, spread(3, 9), 9, 10, options);
+  EXPECT_EQ(int8.gossip.messages, exact.gossip.messages);
+  const double ratio = static_cast<double>(int8.gossip.bytes) / static_cast<double>(exact.gossip.bytes);
+  EXPECT_GT(ratio, 0.25);
+  EXPECT_LT(ratio, 0.26);
+  // On a triangle one exact round averages: the critics are equal; with int8, apart by the rounding.
+  double largest = 0, apart = 0;
+  for (float w : exact.critic[0]) largest = std::max(largest, static_cast<double>(std::abs(w)));
+  for (std::size_t agent = 1; agent < 3; ++agent) {
+    EXPECT_LT(largest_difference(exact.critic[agent], exact.critic[0]), 1e-5);
+    apart = std::max(apart, largest_difference(int8.critic[agent], int8.critic[0]));
+  }
+  EXPECT_GT(apart, 0.0);
+  EXPECT_LT(apart, largest / 127) << "largest parameter " << largest;
+}
+
 TEST(AgentsAsProcesses, BadInputIsNamed) {
   if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
   const EnvironmentFactory make = [] { return std::make_unique<SimpleSpread>(SimpleSpreadSettings{.copies = 2}, 1); };
