@@ -8,6 +8,9 @@
 // without a fault and the processes through the fault, the last over the
 // one before (measured in the same run: 1 = the fault cost nothing), and
 // writes the per-iteration curves to <out>/marl_processes.csv and a chart.
+// Then int8 gossip with error feedback against float32 gossip, both as
+// processes, over a few seeds: the bytes saved, the team return, and how far
+// apart the agents' critics end.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,6 +41,7 @@ constexpr const char* kUsage = R"(usage: marl_processes [options]
   --peer-timeout MS      an agent silent this long is written off (default 3000)
   --gossip-rounds T      t_gossip (default 1)
   --window N             iterations per printed point (default 20)
+  --int8-seeds N         seeds for int8 against float32 gossip (default 3; 0: leave out)
   --out DIR              CSV and SVG (default marl-bench)
 )";
 
@@ -46,7 +50,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::string graph = "ring";
   nfv::AgentFault fault{.agent = 1, .kill_at = 60, .restart_at = 100};
-  std::size_t peer_timeout_ms = 3000;
+  std::size_t peer_timeout_ms = 3000, int8_seeds = 3;
   nfv::SimpleSpreadSettings env{.fixed_landmarks = true};
   nfv::MarlSettings marl{.reward_scale = 0.1};
   std::string out = "marl-bench";
@@ -78,6 +82,7 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--peer-timeout") o.peer_timeout_ms = nfv::option_positive_count(option, value);
     else if (option == "--gossip-rounds") o.marl.gossip_rounds = nfv::option_count(option, value);
     else if (option == "--window") o.window = nfv::option_positive_count(option, value);
+    else if (option == "--int8-seeds") o.int8_seeds = nfv::option_count(option, value);
     else if (option == "--out") o.out = value;
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
   }
@@ -93,6 +98,19 @@ double window_mean(const std::vector<double>& v, std::size_t from, std::size_t t
   double sum = 0;
   for (std::size_t i = from; i < to; ++i) sum += v[i];
   return sum / static_cast<double>(to - from);
+}
+
+// RMS distance of the agents' critics to their average.
+double critics_apart(const std::vector<std::vector<float>>& critics) {
+  const std::size_t n = critics.size(), p = critics[0].size();
+  double sum = 0;
+  for (std::size_t k = 0; k < p; ++k) {
+    double mean = 0;
+    for (const auto& c : critics) mean += c[k];
+    mean /= static_cast<double>(n);
+    for (const auto& c : critics) sum += (c[k] - mean) * (c[k] - mean);
+  }
+  return std::sqrt(sum / static_cast<double>(n));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -182,6 +200,38 @@ int main(int argc, char** argv) try {
   chart.series = {clean_series, fault_series};
   nfv::write_svg(chart, nfv::svg_path_for(csv_path));
   std::printf("curves: %s, chart: %s\n", csv_path.c_str(), nfv::svg_path_for(csv_path).c_str());
+
+  if (o.int8_seeds == 0) return 0;
+  // int8 against float32 gossip, seed by seed (the first seed's float32 run is the one above).
+  std::vector<double> float_last, int8_last, float_apart, int8_apart;
+  std::uint64_t float_bytes = 0, int8_bytes = 0;
+  for (std::size_t k = 0; k < o.int8_seeds; ++k) {
+    const std::uint64_t seed = o.seed + k;
+    const nfv::EnvironmentFactory make_seeded = [&] { return std::make_unique<nfv::SimpleSpread>(o.env, seed); };
+    options.checkpoint_dir = o.out + "/marl_processes_agents";
+    options.int8_gossip = false;
+    const nfv::AgentProcessesRun exact = k == 0 ? clean : nfv::run_agent_processes(o.marl, graph, make_seeded, seed, o.iterations, options);
+    options.int8_gossip = true;
+    const nfv::AgentProcessesRun int8 = nfv::run_agent_processes(o.marl, graph, make_seeded, seed, o.iterations, options);
+    float_last.push_back(window_mean(exact.team_return, last, o.iterations));
+    int8_last.push_back(window_mean(int8.team_return, last, o.iterations));
+    float_apart.push_back(critics_apart(exact.critic));
+    int8_apart.push_back(critics_apart(int8.critic));
+    float_bytes = exact.gossip.bytes;
+    int8_bytes = int8.gossip.bytes;
+    std::printf("  seed %llu: last window float32 %.1f, int8 %.1f; critics apart (RMS to their average) %.2e, %.2e\n",
+                static_cast<unsigned long long>(seed), float_last.back(), int8_last.back(), float_apart.back(), int8_apart.back());
+  }
+  const auto mean_of = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  std::printf("int8 gossip with error feedback over %zu seeds: %.2f MB per run instead of %.2f MB (%.1f%% saved); "
+              "last window %.1f against %.1f (int8 / float32 %.3f); critics apart %.2e against %.2e\n",
+              o.int8_seeds, static_cast<double>(int8_bytes) / 1e6, static_cast<double>(float_bytes) / 1e6,
+              100.0 * (1.0 - static_cast<double>(int8_bytes) / static_cast<double>(float_bytes)), mean_of(int8_last),
+              mean_of(float_last), mean_of(int8_last) / mean_of(float_last), mean_of(int8_apart), mean_of(float_apart));
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "marl_processes: %s\n", e.what());

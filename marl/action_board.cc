@@ -59,10 +59,13 @@ std::vector<std::int64_t> ActionBoard::exchange(const std::vector<std::int64_t>&
   bytes_ += mine.size();
   std::vector<std::int64_t> joint(copies * agents_, idle_);
   for (std::size_t e = 0; e < copies; ++e) joint[e * agents_ + self_] = own[e];
+  // One deadline for the step: agents that died together cost one timeout.
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
   for (const Member& m : members_) {
     if (m.agent == self_ || std::find(written_off_.begin(), written_off_.end(), m) != written_off_.end()) continue;
     const std::string k = key(m.agent);
-    std::vector<std::uint8_t> record = poll_until(timeout_, [&] { return store_.check({k}); })
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    std::vector<std::uint8_t> record = poll_until(std::max(left, std::chrono::milliseconds(0)), [&] { return store_.check({k}); })
                                            ? store_.get(k)
                                            : store_.compareSet(k, {}, kTombstone);  // what every survivor reads
     if (record == kTombstone) {

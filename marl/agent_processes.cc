@@ -170,17 +170,22 @@ AgentProcessesRun run_agent_processes(const MarlSettings& settings, const Mixing
     for (Child& c : children) {
       if (c.running && waitpid(c.pid, &c.status, WNOHANG) == c.pid) c.running = false;
       if (c.restart && c.to_child >= 0 && store->reached(*fault->restart_at)) go(c, store->port());
-      running = running || c.running;
+      running = running || (c.running && c.to_child < 0);
     }
-    if (!running) break;
+    if (!running) {  // a spare the team never needed: end of file on its pipe, and it exits
+      for (Child& c : children)
+        if (c.to_child >= 0) close(c.to_child), c.to_child = -1;
+      for (Child& c : children)
+        if (c.running) waitpid(c.pid, &c.status, 0), c.running = false;
+      break;
+    }
     if (std::chrono::steady_clock::now() - began > limit) {
       stop_all();
       throw std::runtime_error("marl: the agents' processes did not finish within " + std::to_string(limit.count()) + " s");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  for (Child& c : children) {
-    go(c, 0);  // a spare never needed: its pipe closes, it exits
+  for (const Child& c : children) {
     const bool killed_on_purpose = fault && !c.restart && c.agent == fault->agent && WIFSIGNALED(c.status) &&
                                    WTERMSIG(c.status) == SIGKILL;
     if (killed_on_purpose || (WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0)) continue;
