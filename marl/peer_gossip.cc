@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -15,8 +16,7 @@ struct PeerGossip::Group {
   std::vector<std::size_t> neighbours;  // live graph neighbours of this agent
   torch::Tensor weights;                // [N, N] float32, W over the members
   int tag = 0;                          // one per round, the same in every member
-  // Operations that failed: Gloo may still write into their buffers, so
-  // they and their groups are kept until the process ends.
+  // Operations that failed (see retire()).
   std::vector<c10::intrusive_ptr<c10d::Work>> abandoned;
 
   int rank_of(std::size_t agent) const {
@@ -41,10 +41,15 @@ torch::Tensor unpack_int8(const torch::Tensor& packed) {
   return packed.narrow(0, 4, packed.numel() - 4).view(torch::kInt8).to(torch::kFloat32).mul(scale).unsqueeze(0);
 }
 
-// Groups that lost a member: destroying one may wait on a dead peer.
-std::vector<std::unique_ptr<PeerGossip::Group>>& retired_groups() {
-  static auto* groups = new std::vector<std::unique_ptr<PeerGossip::Group>>();
-  return *groups;
+// A group with abandoned operations is kept until the process ends:
+// Gloo may still write into their buffers, and destroying it may wait on
+// a dead peer. Healthy groups are simply destroyed.
+void retire(std::unique_ptr<PeerGossip::Group> group) {
+  static std::mutex mutex;
+  static auto* kept = new std::vector<std::unique_ptr<PeerGossip::Group>>();
+  if (!group || group->abandoned.empty()) return;
+  const std::lock_guard<std::mutex> lock(mutex);
+  kept->push_back(std::move(group));
 }
 
 }  // namespace
@@ -54,11 +59,11 @@ PeerGossip::PeerGossip(c10::intrusive_ptr<c10d::Store> store, std::size_t self, 
     : store_(std::move(store)), self_(self), listen_host_(std::move(listen_host)), timeout_(timeout), int8_(int8_messages) {}
 
 PeerGossip::~PeerGossip() {
-  if (group_) retired_groups().push_back(std::move(group_));
+  if (group_) retire(std::move(group_));
 }
 
 bool PeerGossip::regroup(const std::string& name, const MixingMatrix& weights) {
-  if (group_) retired_groups().push_back(std::move(group_));
+  if (group_) retire(std::move(group_));
   auto g = std::make_unique<Group>();
   for (std::size_t i = 0; i < weights.agents(); ++i)
     if (weights.alive()[i]) g->members.push_back(i);
@@ -83,7 +88,7 @@ bool PeerGossip::regroup(const std::string& name, const MixingMatrix& weights) {
                                                            g->rank_of(self_), static_cast<int>(g->members.size()), options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "marl agent %zu: no gossip group %s: %s\n", self_, name.c_str(), e.what());
-    retired_groups().push_back(std::move(g));
+    retire(std::move(g));
     return false;
   }
   group_ = std::move(g);

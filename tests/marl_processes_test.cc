@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "agent_processes.h"
@@ -128,6 +129,47 @@ TEST(AgentsAsProcesses, AKilledAgentRejoinsFromItsCheckpointAndCatchesUp) {
   const double rejoined_gap = largest_difference(run.critic[2], run.critic[1]);
   const double survivors_gap = largest_difference(run.critic[0], run.critic[1]);
   EXPECT_LT(rejoined_gap, 3 * survivors_gap + 1e-3) << "rejoined " << rejoined_gap << ", survivors " << survivors_gap;
+}
+
+// The per-agent entry, as each machine of a multi-machine run starts it,
+// with the store served apart (threads stand for the machines here): the
+// same returns and traffic as the stacked run.
+TEST(AgentsAsProcesses, TheAgentEntryRunsWithAStoreServedElsewhere) {
+  if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
+  set_marl_threads(1);
+  const MixingMatrix graph = MixingMatrix::path(3);
+  const std::uint64_t iterations = 4;
+  const auto env = spread(3, 12)();
+  DecentralizedActorCritic stacked(small_settings(), graph, *env, 12);
+  std::vector<double> returns;
+  for (std::uint64_t it = 0; it < iterations; ++it) returns.push_back(stacked.iterate(*env).team_return);
+
+  AgentStore store("127.0.0.1", 0, std::chrono::seconds(20));
+  AgentProcessOptions options = local_options("marl_processes_entry");
+  options.store_port = store.port();
+  std::vector<AgentProcessReport> reports(3);
+  std::vector<std::string> errors(3);
+  std::vector<std::thread> machines;
+  for (std::size_t agent = 0; agent < 3; ++agent)
+    machines.emplace_back([&, agent] {
+      try {
+        reports[agent] = run_agent_process(small_settings(), graph, spread(3, 12), 12, iterations, agent, options);
+      } catch (const std::exception& e) {
+        errors[agent] = e.what();
+      }
+    });
+  for (std::thread& machine : machines) machine.join();
+  GossipTraffic total;
+  for (std::size_t agent = 0; agent < 3; ++agent) {
+    ASSERT_EQ(errors[agent], "") << "agent " << agent;
+    ASSERT_EQ(reports[agent].iterations.size(), iterations);
+    for (std::uint64_t it = 0; it < iterations; ++it) EXPECT_EQ(reports[agent].iterations[it].team_return, returns[it]);
+    total.messages += reports[agent].gossip.messages;
+    total.bytes += reports[agent].gossip.bytes;
+  }
+  EXPECT_EQ(total.messages, stacked.traffic().messages);
+  EXPECT_EQ(total.bytes, stacked.traffic().bytes);
+  EXPECT_TRUE(store.reached(iterations - 1));
 }
 
 // Killed after its actions, before its messages: its neighbours lose it in
