@@ -46,12 +46,12 @@ double spread(const torch::Tensor& flat) {
 }  // namespace
 
 struct DecentralizedActorCritic::Networks {
-  Networks(const MarlSettings& s, const MixingMatrix& graph, const MarlEnvironment& env, std::uint64_t seed)
+  Networks(const MarlSettings& s, const MixingMatrix& graph, const MarlShape& env, std::uint64_t seed)
       : device(device_of(s.device)),
-        agents(static_cast<std::int64_t>(env.agents())),
-        actions(static_cast<std::int64_t>(env.actions())),
-        state_size(static_cast<std::int64_t>(env.state_size())),
-        observation_size(static_cast<std::int64_t>(env.observation_size())),
+        agents(static_cast<std::int64_t>(env.agents)),
+        actions(static_cast<std::int64_t>(env.actions)),
+        state_size(static_cast<std::int64_t>(env.state_size)),
+        observation_size(static_cast<std::int64_t>(env.observation_size)),
         critic(agents,
                {state_size + agents * actions, static_cast<std::int64_t>(s.critic_width), static_cast<std::int64_t>(s.critic_depth), 1},
                s.layout, device),
@@ -59,13 +59,20 @@ struct DecentralizedActorCritic::Networks {
               s.layout, device),
         gossip(graph, device) {
     std::vector<std::uint64_t> critic_seeds, actor_seeds;
-    for (std::size_t i = 0; i < env.agents(); ++i) {
+    for (std::size_t i = 0; i < env.agents; ++i) {
       critic_seeds.push_back(derive_seed(seed, kCritic));  // common w0
       actor_seeds.push_back(derive_seed(seed, agent_stream(kActor, i)));
       samplers.emplace_back(derive_seed(seed, agent_stream(kSampler, i)));
     }
     critic.initialize(critic_seeds);
     actor.initialize(actor_seeds, 0.01);  // near-uniform policies at the start
+    if (s.prior_logit > 0 && env.preferred_action >= 0 && env.preferred_action < actions) {
+      // The last layer's bias comes last in each agent's row.
+      torch::NoGradGuard no_grad;
+      torch::Tensor flat = actor.parameters();
+      flat.select(1, flat.size(1) - actions + env.preferred_action).add_(s.prior_logit);
+      actor.set_parameters(flat);
+    }
     critic_center = critic.parameters();
   }
 
@@ -118,12 +125,16 @@ struct DecentralizedActorCritic::Networks {
 
 DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
                                                    const MarlEnvironment& environment, std::uint64_t seed)
+    : DecentralizedActorCritic(settings, graph, MarlShape::of(environment), seed) {}
+
+DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
+                                                   const MarlShape& shape, std::uint64_t seed)
     : settings_(settings), seed_(seed) {
   validate(settings_);
-  if (graph.agents() != environment.agents())
+  if (graph.agents() != shape.agents)
     throw std::invalid_argument("marl: graph: " + std::to_string(graph.agents()) + " agents, the environment has " +
-                                std::to_string(environment.agents()));
-  nets_ = std::make_unique<Networks>(settings_, graph, environment, seed);
+                                std::to_string(shape.agents));
+  nets_ = std::make_unique<Networks>(settings_, graph, shape, seed);
 }
 
 DecentralizedActorCritic::~DecentralizedActorCritic() = default;
@@ -338,6 +349,12 @@ void DecentralizedActorCritic::save(const std::string& path) const {
 std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const std::string& path, const MixingMatrix& graph,
                                                                          const MarlEnvironment& environment,
                                                                          const std::string& device) {
+  return load(path, graph, MarlShape::of(environment), device);
+}
+
+std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const std::string& path, const MixingMatrix& graph,
+                                                                         const MarlShape& environment,
+                                                                         const std::string& device) {
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(path, torch::kCPU);
@@ -356,8 +373,8 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const s
     settings.device = device.empty() ? read_text("device") : device;
     std::vector<double> shape = tensor_numbers(read("shape"));
     if (shape.size() == 3) shape.push_back(shape[2]);  // made before actors had their own observations
-    const std::vector<double> here{double(environment.agents()), double(environment.actions()),
-                                   double(environment.state_size()), double(environment.observation_size())};
+    const std::vector<double> here{double(environment.agents), double(environment.actions),
+                                   double(environment.state_size), double(environment.observation_size)};
     if (shape != here)
       throw std::runtime_error("made for another environment (agents, actions, state and observation numbers: " +
                                describe(shape) + "; here " + describe(here) + ")");

@@ -28,6 +28,8 @@ void validate(const MarlSettings& s) {
   positive("critic_step (alpha)", s.critic_step);
   positive("actor_step (beta)", s.actor_step);
   positive("reward_scale", s.reward_scale);
+  if (!(s.prior_logit >= 0) || !std::isfinite(s.prior_logit))
+    throw std::invalid_argument("marl: prior_logit: expected a finite number >= 0, got " + std::to_string(s.prior_logit));
   if (!(s.gamma >= 0 && s.gamma < 1)) throw std::invalid_argument("marl: gamma: expected a number in [0, 1), got " + std::to_string(s.gamma));
   if (s.device != "cpu" && s.device != "cuda") throw std::invalid_argument("marl: device: expected cpu or cuda, got '" + s.device + "'");
 }

@@ -29,6 +29,10 @@ struct MarlSettings {
   double actor_step = 0.05;       // beta: the length of each normalized actor step
   double gamma = 0.9;
   double reward_scale = 1;        // rewards x this before learning (the critic's units)
+  // The actors' initial logit of the environment's preferred action, over
+  // the others' (0: start near uniform, as the paper does). Only where
+  // training starts from; a checkpoint holds what came of it.
+  double prior_logit = 0;
   ActorSignal actor_signal = ActorSignal::consensus_td_error;
   NetworkLayout layout = NetworkLayout::stacked;
   std::string device = "cpu";     // cpu | cuda
