@@ -115,6 +115,18 @@ struct DecentralizedActorCritic::Networks {
     return critic.forward(input.expand({agents, input.size(0), input.size(1)})).squeeze(-1);
   }
 
+  // Per agent i and sample: the mean over i's own actions b, under i's
+  // policy, of i's Q with a_i = b and the others' actions kept. [N, B].
+  torch::Tensor counterfactual_baseline(const torch::Tensor& input, const float* observations, std::int64_t rows) const {
+    const std::int64_t width = input.size(1);
+    torch::Tensor x = input.unsqueeze(0).unsqueeze(0).expand({agents, actions, rows, width}).clone();  // [N, A, B, in]
+    const torch::Tensor each = torch::eye(actions, input.options()).unsqueeze(1).expand({actions, rows, actions});
+    for (std::int64_t i = 0; i < agents; ++i) x[i].narrow(-1, state_size + i * actions, actions).copy_(each);
+    const torch::Tensor q = critic.forward(x.view({agents, actions * rows, width})).view({agents, actions, rows});
+    const torch::Tensor pi = torch::softmax(actor_logits(observations, rows), -1).transpose(1, 2);  // [N, A, B]
+    return (pi * q).sum(1);
+  }
+
   torch::Device device;
   std::int64_t agents, actions, state_size, observation_size;
   StackedMlp critic, actor;
@@ -231,9 +243,13 @@ IterationStats DecentralizedActorCritic::update(const Rollout& rollout) {
   {
     torch::NoGradGuard no_grad;
     const torch::Tensor q = n.q_values(input);
-    signal = settings_.actor_signal == ActorSignal::q_value
-                 ? q
-                 : n.gossip.mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds);
+    switch (settings_.actor_signal) {
+      case ActorSignal::q_value: signal = q; break;
+      case ActorSignal::counterfactual: signal = q - n.counterfactual_baseline(input, rollout.observations.data(), samples); break;
+      case ActorSignal::consensus_td_error:
+        signal = n.gossip.mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds);
+        break;
+    }
   }
 
   // 4. Normalized policy-gradient step per agent.
@@ -295,7 +311,7 @@ namespace {
 std::vector<double> settings_numbers(const MarlSettings& s) {
   return {double(s.critic_width), double(s.critic_depth), double(s.actor_width), double(s.actor_depth),
           double(s.critic_steps), s.ball_radius, double(s.gossip_rounds), s.critic_step, s.actor_step, s.gamma,
-          s.reward_scale, double(s.actor_signal == ActorSignal::q_value), double(s.layout == NetworkLayout::looped)};
+          s.reward_scale, double(static_cast<int>(s.actor_signal)), double(s.layout == NetworkLayout::looped)};
 }
 
 MarlSettings settings_from(const std::vector<double>& v) {
@@ -312,7 +328,8 @@ MarlSettings settings_from(const std::vector<double>& v) {
   s.actor_step = v[8];
   s.gamma = v[9];
   s.reward_scale = v[10];
-  s.actor_signal = v[11] != 0 ? ActorSignal::q_value : ActorSignal::consensus_td_error;
+  if (v[11] < 0 || v[11] > 2) throw std::runtime_error("an unknown actor signal " + std::to_string(v[11]));
+  s.actor_signal = static_cast<ActorSignal>(static_cast<int>(v[11]));
   s.layout = v[12] != 0 ? NetworkLayout::looped : NetworkLayout::stacked;
   return s;
 }

@@ -37,7 +37,8 @@ void validate(const MarlSettings& s) {
 ActorSignal parse_actor_signal(const std::string& option, const std::string& text) {
   if (text == "consensus_td") return ActorSignal::consensus_td_error;
   if (text == "q_value") return ActorSignal::q_value;
-  throw std::invalid_argument(option + ": expected consensus_td or q_value, got '" + text + "'");
+  if (text == "counterfactual") return ActorSignal::counterfactual;
+  throw std::invalid_argument(option + ": expected consensus_td, q_value or counterfactual, got '" + text + "'");
 }
 
 NetworkLayout parse_network_layout(const std::string& option, const std::string& text) {
@@ -46,7 +47,14 @@ NetworkLayout parse_network_layout(const std::string& option, const std::string&
   throw std::invalid_argument(option + ": expected stacked or looped, got '" + text + "'");
 }
 
-const char* to_string(ActorSignal signal) { return signal == ActorSignal::q_value ? "q_value" : "consensus_td"; }
+const char* to_string(ActorSignal signal) {
+  switch (signal) {
+    case ActorSignal::q_value: return "q_value";
+    case ActorSignal::counterfactual: return "counterfactual";
+    case ActorSignal::consensus_td_error: break;
+  }
+  return "consensus_td";
+}
 const char* to_string(NetworkLayout layout) { return layout == NetworkLayout::looped ? "looped" : "stacked"; }
 
 }  // namespace nfv

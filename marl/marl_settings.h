@@ -8,9 +8,12 @@
 namespace nfv {
 
 // What multiplies grad log pi_i in agent i's actor step: the TD error
-// averaged by gossip (the algorithm), or agent i's own Q value after
-// consensus (the paper's ablation).
-enum class ActorSignal { consensus_td_error, q_value };
+// averaged by gossip (the algorithm), agent i's own Q value after
+// consensus (the paper's ablation), or agent i's counterfactual advantage
+// with its consensus critic: Q(s, a) minus the mean of Q over agent i's own
+// actions under its policy, the others' kept (COMA's baseline; not the
+// paper's, whose TD error has zero mean once a Q critic is right).
+enum class ActorSignal { consensus_td_error, q_value, counterfactual };
 
 // How the N agents' networks are held: one set of tensors with a leading
 // agent dimension, trained with batched matmuls (stacked), or N separate

@@ -28,6 +28,7 @@ class MarlPolicy final : public Policy {
   PolicyDetails details() const override { return details_; }
   // The last decision's action per site.
   const std::vector<std::int64_t>& actions() const { return actions_; }
+  const std::shared_ptr<const SiteLayout>& layout() const { return layout_; }
 
  private:
   std::shared_ptr<const SiteLayout> layout_;

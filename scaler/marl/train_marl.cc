@@ -43,7 +43,7 @@ the agents:
   --gamma X              discount per slot (default 0.9)
   --prior-logit X        the actors start favouring the base action by this
                          logit (default 3; 0: near uniform, as in the paper)
-  --actor-signal consensus_td|q_value  (default consensus_td)
+  --actor-signal consensus_td|q_value|counterfactual  (default consensus_td)
   --layout stacked|looped              (default stacked)
   --mode stacked         one process runs every agent (processes: one OS
                          process per agent, where built with Gloo)
