@@ -47,15 +47,15 @@ double spread(const torch::Tensor& flat) {
 }  // namespace
 
 struct DecentralizedActorCritic::Networks {
-  Networks(const MarlSettings& s, const MarlEnvironment& env, std::uint64_t seed, std::vector<std::size_t> held_agents,
+  Networks(const MarlSettings& s, const MarlShape& env, std::uint64_t seed, std::vector<std::size_t> held_agents,
            std::unique_ptr<AgentLinks> agent_links)
       : device(device_of(s.device)),
         held(std::move(held_agents)),
-        all_held(held.size() == env.agents()),
-        agents(static_cast<std::int64_t>(env.agents())),
-        actions(static_cast<std::int64_t>(env.actions())),
-        state_size(static_cast<std::int64_t>(env.state_size())),
-        observation_size(static_cast<std::int64_t>(env.observation_size())),
+        all_held(held.size() == env.agents),
+        agents(static_cast<std::int64_t>(env.agents)),
+        actions(static_cast<std::int64_t>(env.actions)),
+        state_size(static_cast<std::int64_t>(env.state_size)),
+        observation_size(static_cast<std::int64_t>(env.observation_size)),
         critic(static_cast<std::int64_t>(held.size()),
                {state_size + agents * actions, static_cast<std::int64_t>(s.critic_width), static_cast<std::int64_t>(s.critic_depth), 1},
                s.layout, device),
@@ -72,6 +72,13 @@ struct DecentralizedActorCritic::Networks {
     }
     critic.initialize(critic_seeds);
     actor.initialize(actor_seeds, 0.01);  // near-uniform policies at the start
+    if (s.prior_logit > 0 && env.preferred_action >= 0 && env.preferred_action < actions) {
+      // The last layer's bias comes last in each agent's row.
+      torch::NoGradGuard no_grad;
+      torch::Tensor flat = actor.parameters();
+      flat.select(1, flat.size(1) - actions + env.preferred_action).add_(s.prior_logit);
+      actor.set_parameters(flat);
+    }
     critic_center = critic.parameters();
   }
 
@@ -129,6 +136,19 @@ struct DecentralizedActorCritic::Networks {
     return at - held.begin();
   }
 
+  // Per held agent i and sample: the mean over i's own actions b, under
+  // i's policy, of i's Q with a_i = b and the others' actions kept. [L, B].
+  torch::Tensor counterfactual_baseline(const torch::Tensor& input, const float* observations, std::int64_t rows) const {
+    const std::int64_t width = input.size(1), local = held_count();
+    torch::Tensor x = input.unsqueeze(0).unsqueeze(0).expand({local, actions, rows, width}).clone();  // [L, A, B, in]
+    const torch::Tensor each = torch::eye(actions, input.options()).unsqueeze(1).expand({actions, rows, actions});
+    for (std::int64_t i = 0; i < local; ++i)
+      x[i].narrow(-1, state_size + static_cast<std::int64_t>(held[static_cast<std::size_t>(i)]) * actions, actions).copy_(each);
+    const torch::Tensor q = critic.forward(x.view({local, actions * rows, width})).view({local, actions, rows});
+    const torch::Tensor pi = torch::softmax(actor_logits(observations, rows), -1).transpose(1, 2);  // [L, A, B]
+    return (pi * q).sum(1);
+  }
+
   torch::Device device;
   std::vector<std::size_t> held;  // the agents held here, ascending
   bool all_held;
@@ -152,28 +172,33 @@ std::vector<std::size_t> all_agents(std::size_t agents) {
 
 DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
                                                    const MarlEnvironment& environment, std::uint64_t seed)
-    : DecentralizedActorCritic(settings, graph, environment, seed, all_agents(environment.agents()), nullptr) {}
+    : DecentralizedActorCritic(settings, graph, MarlShape::of(environment), seed) {}
+
+DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
+                                                   const MarlShape& shape, std::uint64_t seed)
+    : DecentralizedActorCritic(settings, graph, shape, seed, all_agents(shape.agents), nullptr) {}
 
 DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
                                                    const MarlEnvironment& environment, std::uint64_t seed, std::size_t agent,
                                                    std::unique_ptr<AgentLinks> links)
-    : DecentralizedActorCritic(settings, graph, environment, seed, std::vector<std::size_t>{agent}, std::move(links)) {}
+    : DecentralizedActorCritic(settings, graph, MarlShape::of(environment), seed, std::vector<std::size_t>{agent},
+                               std::move(links)) {}
 
 DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
-                                                   const MarlEnvironment& environment, std::uint64_t seed,
+                                                   const MarlShape& shape, std::uint64_t seed,
                                                    std::vector<std::size_t> held, std::unique_ptr<AgentLinks> links)
     : settings_(settings), seed_(seed) {
   validate(settings_);
-  if (graph.agents() != environment.agents())
+  if (graph.agents() != shape.agents)
     throw std::invalid_argument("marl: graph: " + std::to_string(graph.agents()) + " agents, the environment has " +
-                                std::to_string(environment.agents()));
+                                std::to_string(shape.agents));
   for (std::size_t i = 0; i < held.size(); ++i)
-    if (held[i] >= environment.agents() || (i > 0 && held[i] <= held[i - 1]))
+    if (held[i] >= shape.agents || (i > 0 && held[i] <= held[i - 1]))
       throw std::invalid_argument("marl: agent " + std::to_string(held[i]) + ": expected distinct agents below " +
-                                  std::to_string(environment.agents()) + ", ascending");
+                                  std::to_string(shape.agents) + ", ascending");
   if (held.empty()) throw std::invalid_argument("marl: a learner holds at least one agent");
   if (!links) links = std::make_unique<Gossip>(graph, device_of(settings_.device));
-  nets_ = std::make_unique<Networks>(settings_, environment, seed, std::move(held), std::move(links));
+  nets_ = std::make_unique<Networks>(settings_, shape, seed, std::move(held), std::move(links));
 }
 
 DecentralizedActorCritic::~DecentralizedActorCritic() = default;
@@ -270,9 +295,13 @@ IterationStats DecentralizedActorCritic::update(const Rollout& rollout) {
   {
     torch::NoGradGuard no_grad;
     const torch::Tensor q = n.q_values(input);
-    signal = settings_.actor_signal == ActorSignal::q_value
-                 ? q
-                 : n.links->mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds, GossipKind::td_errors);
+    switch (settings_.actor_signal) {
+      case ActorSignal::q_value: signal = q; break;
+      case ActorSignal::counterfactual: signal = q - n.counterfactual_baseline(input, rollout.observations.data(), samples); break;
+      case ActorSignal::consensus_td_error:
+        signal = n.links->mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds, GossipKind::td_errors);
+        break;
+    }
   }
 
   // 4. Normalized policy-gradient step per agent.
@@ -335,7 +364,7 @@ namespace {
 std::vector<double> settings_numbers(const MarlSettings& s) {
   return {double(s.critic_width), double(s.critic_depth), double(s.actor_width), double(s.actor_depth),
           double(s.critic_steps), s.ball_radius, double(s.gossip_rounds), s.critic_step, s.actor_step, s.gamma,
-          s.reward_scale, double(s.actor_signal == ActorSignal::q_value), double(s.layout == NetworkLayout::looped)};
+          s.reward_scale, double(static_cast<int>(s.actor_signal)), double(s.layout == NetworkLayout::looped)};
 }
 
 MarlSettings settings_from(const std::vector<double>& v) {
@@ -352,7 +381,8 @@ MarlSettings settings_from(const std::vector<double>& v) {
   s.actor_step = v[8];
   s.gamma = v[9];
   s.reward_scale = v[10];
-  s.actor_signal = v[11] != 0 ? ActorSignal::q_value : ActorSignal::consensus_td_error;
+  if (v[11] < 0 || v[11] > 2) throw std::runtime_error("an unknown actor signal " + std::to_string(v[11]));
+  s.actor_signal = static_cast<ActorSignal>(static_cast<int>(v[11]));
   s.layout = v[12] != 0 ? NetworkLayout::looped : NetworkLayout::stacked;
   return s;
 }
@@ -393,7 +423,13 @@ void DecentralizedActorCritic::save(const std::string& path) const {
 std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const std::string& path, const MixingMatrix& graph,
                                                                          const MarlEnvironment& environment,
                                                                          const std::string& device) {
-  return load_held(path, graph, environment, device, nullptr);
+  return load(path, graph, MarlShape::of(environment), device);
+}
+
+std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const std::string& path, const MixingMatrix& graph,
+                                                                         const MarlShape& shape,
+                                                                         const std::string& device) {
+  return load_held(path, graph, shape, device, nullptr);
 }
 
 std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_agent(const std::string& path,
@@ -401,12 +437,12 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_agent(c
                                                                                const MarlEnvironment& environment,
                                                                                std::unique_ptr<AgentLinks> links) {
   if (!links) throw std::invalid_argument("marl: load_agent: no links to the other agents");
-  return load_held(path, graph, environment, "", std::move(links));
+  return load_held(path, graph, MarlShape::of(environment), "", std::move(links));
 }
 
 std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_held(const std::string& path,
                                                                               const MixingMatrix& graph,
-                                                                              const MarlEnvironment& environment,
+                                                                              const MarlShape& environment,
                                                                               const std::string& device,
                                                                               std::unique_ptr<AgentLinks> links) {
   try {
@@ -427,8 +463,8 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_held(co
     settings.device = device.empty() ? read_text("device") : device;
     std::vector<double> shape = tensor_numbers(read("shape"));
     if (shape.size() == 3) shape.push_back(shape[2]);  // made before actors had their own observations
-    const std::vector<double> here{double(environment.agents()), double(environment.actions()),
-                                   double(environment.state_size()), double(environment.observation_size())};
+    const std::vector<double> here{double(environment.agents), double(environment.actions),
+                                   double(environment.state_size), double(environment.observation_size)};
     if (shape != here)
       throw std::runtime_error("made for another environment (agents, actions, state and observation numbers: " +
                                describe(shape) + "; here " + describe(here) + ")");
@@ -438,7 +474,7 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_held(co
     GossipTraffic traffic;
     if (!(counts >> seed >> iterations >> traffic.rounds >> traffic.messages >> traffic.bytes))
       throw std::runtime_error("unreadable counts '" + count_text + "'");
-    std::vector<std::size_t> held = all_agents(environment.agents());
+    std::vector<std::size_t> held = all_agents(environment.agents);
     torch::Tensor held_numbers;
     if (archive.try_read("held", held_numbers)) {
       held.clear();
@@ -446,7 +482,7 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_held(co
     }
     if (links && held.size() != 1)
       throw std::runtime_error("holds " + std::to_string(held.size()) + " agents; expected one agent's checkpoint");
-    if (!links && held.size() != environment.agents())
+    if (!links && held.size() != environment.agents)
       throw std::runtime_error("holds agent " + std::to_string(held.front()) + " alone; load it with load_agent");
     std::unique_ptr<DecentralizedActorCritic> learner(
         new DecentralizedActorCritic(settings, graph, environment, seed, std::move(held), std::move(links)));

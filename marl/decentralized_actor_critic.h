@@ -69,6 +69,8 @@ class DecentralizedActorCritic {
   // graph of another size, std::runtime_error for a device LibTorch lacks.
   DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlEnvironment& environment,
                            std::uint64_t seed);
+  DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlShape& shape,
+                           std::uint64_t seed);
   // Agent `agent` alone (its process's share of a team): the critic, actor
   // and generator that row `agent` of a stacked run with `seed` has; its
   // gossip and the other agents' actions go through `links`. Throws
@@ -97,6 +99,9 @@ class DecentralizedActorCritic {
   // was made for another number of agents, actions or state size.
   static std::unique_ptr<DecentralizedActorCritic> load(const std::string& path, const MixingMatrix& graph,
                                                         const MarlEnvironment& environment, const std::string& device = "");
+  // The same for serving, where there is no environment, only its shape.
+  static std::unique_ptr<DecentralizedActorCritic> load(const std::string& path, const MixingMatrix& graph,
+                                                        const MarlShape& shape, const std::string& device = "");
   // A one-agent checkpoint (saved by a learner that held one agent), going
   // on with `links`. Throws std::runtime_error as load() does, and for a
   // checkpoint that holds other agents.
@@ -125,10 +130,10 @@ class DecentralizedActorCritic {
 
  private:
   struct Networks;
-  DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlEnvironment& environment,
+  DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlShape& shape,
                            std::uint64_t seed, std::vector<std::size_t> held, std::unique_ptr<AgentLinks> links);
   static std::unique_ptr<DecentralizedActorCritic> load_held(const std::string& path, const MixingMatrix& graph,
-                                                             const MarlEnvironment& environment, const std::string& device,
+                                                             const MarlShape& shape, const std::string& device,
                                                              std::unique_ptr<AgentLinks> links);
   MarlSettings settings_;
   std::uint64_t seed_;
