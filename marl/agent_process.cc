@@ -118,7 +118,14 @@ AgentProcessReport run_agent_process(const MarlSettings& settings, const MixingM
   store_options.port = options.store_port;
   store_options.waitWorkers = false;
   store_options.timeout = options.start_timeout;  // connecting retries this long
-  auto store = c10::make_intrusive<c10d::TCPStore>(options.store_host, store_options);
+  c10::intrusive_ptr<c10d::TCPStore> store;
+  try {
+    store = c10::make_intrusive<c10d::TCPStore>(options.store_host, store_options);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("marl: agent " + std::to_string(agent) + " cannot reach the store at " + options.store_host + ":" +
+                             std::to_string(options.store_port) + " within " + std::to_string(options.start_timeout.count()) +
+                             " ms: " + e.what());
+  }
   store->setTimeout(options.peer_timeout);
 
   AgentRoster roster(*store, n, agent);
@@ -162,7 +169,9 @@ AgentProcessReport run_agent_process(const MarlSettings& settings, const MixingM
 
   std::vector<std::size_t> group;  // who the gossip group was made over
   while (t < iterations) {
-    const std::vector<Member> members = roster.members(t, previous);
+    const bool awaits = options.expect_join && options.expect_join->at == t && options.expect_join->agent != agent;
+    const std::vector<Member> members = roster.members(
+        t, previous, awaits ? std::optional<std::size_t>(options.expect_join->agent) : std::nullopt, options.start_timeout);
     if (std::find(members.begin(), members.end(), me) == members.end()) {
       join();  // written off by the others
       continue;

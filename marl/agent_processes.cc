@@ -135,6 +135,7 @@ AgentProcessesRun run_agent_processes(const MarlSettings& settings, const Mixing
       AgentProcessOptions mine = options;
       mine.die_at = !restart && fault && fault->agent == agent ? std::optional<std::uint64_t>(fault->kill_at) : std::nullopt;
       mine.die_before_gossip = fault && fault->before_gossip;
+      if (fault && fault->restart_at) mine.expect_join = AgentProcessOptions::ExpectedJoin{fault->agent, *fault->restart_at};
       agent_child(fds[0], settings, graph, make_environment, seed, iterations, agent, mine,
                   restart ? AgentStart::from_checkpoint : AgentStart::with_the_run);
     }
@@ -169,7 +170,8 @@ AgentProcessesRun run_agent_processes(const MarlSettings& settings, const Mixing
     bool running = false;
     for (Child& c : children) {
       if (c.running && waitpid(c.pid, &c.status, WNOHANG) == c.pid) c.running = false;
-      if (c.restart && c.to_child >= 0 && store->reached(*fault->restart_at)) go(c, store->port());
+      // Started once iteration restart_at - 1 is under way, it asks to join in time for restart_at.
+      if (c.restart && c.to_child >= 0 && store->reached(*fault->restart_at - 1)) go(c, store->port());
       running = running || (c.running && c.to_child < 0);
     }
     if (!running) {  // a spare the team never needed: end of file on its pipe, and it exits

@@ -50,6 +50,14 @@ struct AgentProcessOptions {
   // gossip (its actions posted, its messages not sent).
   std::optional<std::uint64_t> die_at;
   bool die_before_gossip = false;
+  // And for a restart to land on a known iteration: the members of
+  // iteration `at` are decided once `agent` has asked to join (waiting at
+  // most start_timeout).
+  struct ExpectedJoin {
+    std::size_t agent = 0;
+    std::uint64_t at = 0;
+  };
+  std::optional<ExpectedJoin> expect_join;
 };
 
 // One iteration as one agent's process saw it.
@@ -99,8 +107,8 @@ class AgentStore {
   std::unique_ptr<Server> server_;
 };
 
-// Kill agent `agent` in iteration kill_at; start it again
-// from its last checkpoint once the team reaches restart_at (none: never).
+// Kill agent `agent` in iteration kill_at; start it again from its last
+// checkpoint so that it is back from iteration restart_at (none: never).
 struct AgentFault {
   std::size_t agent = 0;
   std::uint64_t kill_at = 0;

@@ -43,9 +43,11 @@ std::string AgentRoster::dead_key(const Member& m) const {
   return "dead/" + std::to_string(m.agent) + ":" + std::to_string(m.incarnation);
 }
 
-std::vector<Member> AgentRoster::members(std::uint64_t t, const std::vector<Member>& previous) {
+std::vector<Member> AgentRoster::members(std::uint64_t t, const std::vector<Member>& previous,
+                                         std::optional<std::size_t> awaited, std::chrono::milliseconds limit) {
   const std::string key = "members/" + std::to_string(t);
   if (store_.check({key})) return members_from(store_text(store_.get(key)));
+  if (awaited) poll_until(limit, [&] { return store_.check({key}) || store_.check({"join/" + std::to_string(*awaited)}); });
   std::vector<Member> proposal;
   for (const Member& m : previous)
     if (!store_.check({dead_key(m)})) proposal.push_back(m);

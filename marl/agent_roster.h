@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,11 @@ class AgentRoster {
 
   // Every agent, incarnation 0: the members at the start.
   std::vector<Member> everyone() const;
-  // The members of iteration t (stored by the first proposer).
-  std::vector<Member> members(std::uint64_t t, const std::vector<Member>& previous);
+  // The members of iteration t (stored by the first proposer). With
+  // `awaited`, a proposal first waits (at most `limit`) for that agent to ask to join.
+  std::vector<Member> members(std::uint64_t t, const std::vector<Member>& previous,
+                              std::optional<std::size_t> awaited = std::nullopt,
+                              std::chrono::milliseconds limit = std::chrono::milliseconds(0));
   // The members of an iteration already decided (a joiner reads its first).
   std::vector<Member> decided(std::uint64_t t, std::chrono::milliseconds limit);
   // Records `member` dead as found at iteration t.
