@@ -120,6 +120,7 @@ class DecentralizedActorCritic {
   std::size_t actions() const;
   std::size_t observation_size() const;
   // The weights from now on (e.g. over the survivors after agents died).
+  // A one-agent learner's process regroups its gossip itself: std::logic_error.
   void set_graph(const MixingMatrix& graph);
   const GossipTraffic& traffic() const;
   const MarlSettings& settings() const { return settings_; }
