@@ -141,6 +141,7 @@ void MarlTrainer::run(const std::function<void(const MarlCurvePoint&, std::size_
     best_validation_ = start.validation_cost;
     curve_.push_back(start);
     save();
+    save_best();
     if (progress) progress(start, s.iterations);
   }
   while (iteration_ < s.iterations) {
@@ -173,8 +174,7 @@ void MarlTrainer::run(const std::function<void(const MarlCurvePoint&, std::size_
       const bool best = p.validation_cost < best_validation_;
       if (best) best_validation_ = p.validation_cost;
       save();
-      if (best) std::filesystem::copy_file(marl_checkpoint_files(s.out).learner, marl_checkpoint_files(s.out).best,
-                                           std::filesystem::copy_options::overwrite_existing);
+      if (best) save_best();
     }
     if (progress) progress(p, s.iterations);
   }
@@ -185,7 +185,6 @@ void MarlTrainer::save() const {
   std::filesystem::create_directories(settings_.out);
   write_file(files.layout, to_text(settings_.layout));
   agents_->save(files.learner);
-  if (!std::filesystem::exists(files.best)) std::filesystem::copy_file(files.learner, files.best);
   std::ostringstream state;
   state.precision(17);
   state << "iteration " << iteration_ << "\ncost_unit " << cost_unit() << "\nbase_cost " << base_cost_
@@ -198,6 +197,11 @@ void MarlTrainer::save() const {
   csv << kCurveHeader << "\n";
   for (const MarlCurvePoint& p : curve_) csv << curve_line(p) << "\n";
   write_file(files.curve, csv.str());
+}
+
+void MarlTrainer::save_best() const {
+  const MarlCheckpointFiles files = marl_checkpoint_files(settings_.out);
+  std::filesystem::copy_file(files.learner, files.best, std::filesystem::copy_options::overwrite_existing);
 }
 
 void MarlTrainer::resume() {

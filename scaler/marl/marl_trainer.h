@@ -74,6 +74,7 @@ class MarlTrainer {
  private:
   double validation_cost(const std::shared_ptr<const DecentralizedActorCritic>& agents) const;
   void save() const;
+  void save_best() const;  // the agents just saved are the best validation so far
 
   std::shared_ptr<const SystemModel> model_;
   MarlTrainSettings settings_;
