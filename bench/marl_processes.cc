@@ -49,7 +49,7 @@ struct Options {
   std::size_t seeds = 3;
   bool int8 = true;
   std::string graph = "ring";
-  nfv::AgentFault fault{.agent = 1, .kill_at = 60, .restart_at = 100};
+  nfv::AgentFault fault{.agent = 1, .at = 60, .restart_at = 100};
   std::size_t peer_timeout_ms = 3000;
   nfv::SimpleSpreadSettings env{.fixed_landmarks = true};
   nfv::MarlSettings marl{.reward_scale = 0.1};
@@ -79,7 +79,7 @@ Options parse_options(int argc, char** argv) {
       const auto at = value.find('@');
       if (at == std::string::npos) throw std::invalid_argument("--kill: expected AGENT@ITERATION, got '" + value + "'");
       o.fault.agent = nfv::option_count(option, value.substr(0, at));
-      o.fault.kill_at = nfv::option_count(option, value.substr(at + 1));
+      o.fault.at = nfv::option_count(option, value.substr(at + 1));
     }
     else if (option == "--restart") o.fault.restart_at = nfv::option_count(option, value);
     else if (option == "--checkpoint-every") o.checkpoint_every = nfv::option_positive_count(option, value);
@@ -92,7 +92,7 @@ Options parse_options(int argc, char** argv) {
   }
   o.env.agents = o.agents;
   if (o.fault.agent >= o.agents) throw std::invalid_argument("--kill: agent " + std::to_string(o.fault.agent) + " of " + std::to_string(o.agents));
-  if (o.fault.kill_at >= o.iterations || *o.fault.restart_at >= o.iterations)
+  if (o.fault.at >= o.iterations || *o.fault.restart_at >= o.iterations)
     throw std::invalid_argument("--kill, --restart: expected iterations below --iterations " + std::to_string(o.iterations));
   nfv::validate(o.marl);
   return o;
@@ -150,7 +150,7 @@ int main(int argc, char** argv) try {
               "agent %zu killed in iteration %llu, back at %llu (checkpoints every %zu, peer timeout %zu ms)\n",
               o.agents, o.graph.c_str(), o.iterations, o.env.copies, static_cast<unsigned long long>(o.seed),
               static_cast<unsigned long long>(o.seed + o.seeds - 1), o.marl.gossip_rounds, o.fault.agent,
-              static_cast<unsigned long long>(o.fault.kill_at), static_cast<unsigned long long>(*o.fault.restart_at),
+              static_cast<unsigned long long>(o.fault.at), static_cast<unsigned long long>(*o.fault.restart_at),
               o.checkpoint_every, o.peer_timeout_ms);
 
   // The stacked run, first seed: the reference.
@@ -241,7 +241,7 @@ int main(int argc, char** argv) try {
       csv << o.seed + k << ',' << it << ',' << runs[k].clean.team_return[it] << ',' << runs[k].fault.team_return[it] << ','
           << (o.int8 ? runs[k].int8.team_return[it] : NAN) << ',' << runs[k].fault.live_agents[it] << '\n';
   nfv::LineChart chart{"Simple Spread, N = " + std::to_string(o.agents) + ": agent " + std::to_string(o.fault.agent) +
-                           " killed at " + std::to_string(o.fault.kill_at) + ", back at " + std::to_string(*o.fault.restart_at),
+                           " killed at " + std::to_string(o.fault.at) + ", back at " + std::to_string(*o.fault.restart_at),
                        "iteration", "team return per episode (window mean over seeds)", {}};
   chart.series = {{"processes, no fault", {}, {}, "", false}, {"processes, kill and rejoin", {}, {}, "", false}};
   if (o.int8) chart.series.push_back({"processes, int8 gossip", {}, {}, "", true});

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <thread>
 
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -149,6 +150,7 @@ AgentProcessReport run_agent_process(const MarlSettings& settings, const MixingM
   Member me{agent, 0};
   std::uint64_t t = 0;
   std::vector<Member> previous = roster.everyone();
+  std::vector<std::size_t> group;  // who the gossip group was made over
   // Joins (again): admitted at some iteration, the environment replayed to it.
   const auto join = [&] {
     std::uint64_t at = 0;
@@ -157,6 +159,7 @@ AgentProcessReport run_agent_process(const MarlSettings& settings, const MixingM
     for (std::uint64_t u = 0; u < at; ++u) replay(*env, board.joint_of(u, options.start_timeout));
     t = at;
     previous = roster.decided(at, options.start_timeout);
+    group.clear();  // the others made new groups meanwhile
     report.joined_at.push_back(at);
   };
   if (start == AgentStart::from_checkpoint) {
@@ -167,7 +170,6 @@ AgentProcessReport run_agent_process(const MarlSettings& settings, const MixingM
     poll_until(options.start_timeout, [&] { return store->add("started", 0) >= static_cast<std::int64_t>(n); });
   }
 
-  std::vector<std::size_t> group;  // who the gossip group was made over
   while (t < iterations) {
     const bool awaits = options.expect_join && options.expect_join->at == t && options.expect_join->agent != agent;
     const std::vector<Member> members = roster.members(
@@ -178,14 +180,17 @@ AgentProcessReport run_agent_process(const MarlSettings& settings, const MixingM
     }
     roster.admit(t, members, previous);
     board.begin(t, members);
-    // Fault injection: SIGKILL, as abrupt as a crash.
+    // Fault injection: SIGKILL, as abrupt as a crash; or a stall, as of a
+    // process the machine stopped scheduling.
     const std::size_t middle = (env->episode_length() + 1) / 2;
-    const bool dies = options.die_at == t;
-    links.begin(dies && !options.die_before_gossip ? std::function<void(std::size_t)>([middle](std::size_t step) {
-      if (step == middle) std::raise(SIGKILL);
-    })
-                                                   : nullptr,
-                dies && options.die_before_gossip ? std::function<void()>([] { std::raise(SIGKILL); }) : nullptr);
+    const auto* fault = options.fault && options.fault->at == t ? &*options.fault : nullptr;
+    std::function<void(std::size_t)> mid_rollout;
+    if (fault && fault->kind == FaultKind::kill_mid_rollout)
+      mid_rollout = [middle](std::size_t step) { if (step == middle) std::raise(SIGKILL); };
+    if (fault && fault->kind == FaultKind::stall_mid_rollout)
+      mid_rollout = [middle, stall = fault->stall](std::size_t step) { if (step == middle) std::this_thread::sleep_for(stall); };
+    links.begin(mid_rollout, fault && fault->kind == FaultKind::kill_before_gossip ? std::function<void()>([] { std::raise(SIGKILL); })
+                                                                                  : nullptr);
     Rollout rollout;
     try {
       rollout = learner->collect(*env);

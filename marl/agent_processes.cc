@@ -112,9 +112,10 @@ AgentProcessesRun run_agent_processes(const MarlSettings& settings, const Mixing
   if (options.checkpoint_dir.empty()) throw std::invalid_argument("marl: checkpoint_dir: the agents need a folder");
   if (fault && fault->agent >= n)
     throw std::invalid_argument("marl: fault: agent " + std::to_string(fault->agent) + " of " + std::to_string(n));
-  if (fault && fault->restart_at && *fault->restart_at <= fault->kill_at)
-    throw std::invalid_argument("marl: fault: restart_at " + std::to_string(*fault->restart_at) + " is not after kill_at " +
-                                std::to_string(fault->kill_at));
+  if (fault && fault->restart_at && *fault->restart_at <= fault->at)
+    throw std::invalid_argument("marl: fault: restart_at " + std::to_string(*fault->restart_at) + " is not after the fault's iteration " +
+                                std::to_string(fault->at));
+  const bool kills = fault && fault->kind != FaultKind::stall_mid_rollout;
   if (const auto env = make_environment(); !env || env->agents() != n)
     throw std::invalid_argument("marl: the environment factory made " + std::string(env ? std::to_string(env->agents()) : "no") +
                                 " agents' environment for a graph of " + std::to_string(n));
@@ -133,8 +134,8 @@ AgentProcessesRun run_agent_processes(const MarlSettings& settings, const Mixing
     if (pid == 0) {
       close(fds[1]);
       AgentProcessOptions mine = options;
-      mine.die_at = !restart && fault && fault->agent == agent ? std::optional<std::uint64_t>(fault->kill_at) : std::nullopt;
-      mine.die_before_gossip = fault && fault->before_gossip;
+      if (!restart && fault && fault->agent == agent)
+        mine.fault = AgentProcessOptions::InjectedFault{fault->at, fault->kind, fault->stall};
       if (fault && fault->restart_at) mine.expect_join = AgentProcessOptions::ExpectedJoin{fault->agent, *fault->restart_at};
       agent_child(fds[0], settings, graph, make_environment, seed, iterations, agent, mine,
                   restart ? AgentStart::from_checkpoint : AgentStart::with_the_run);
@@ -143,7 +144,7 @@ AgentProcessesRun run_agent_processes(const MarlSettings& settings, const Mixing
     children.push_back({agent, pid, fds[1], restart});
   };
   for (std::size_t k = 0; k < n; ++k) spawn(k, false);
-  if (fault && fault->restart_at) spawn(fault->agent, true);
+  if (kills && fault->restart_at) spawn(fault->agent, true);
 
   const auto stop_all = [&] {
     for (Child& c : children)
@@ -188,7 +189,7 @@ AgentProcessesRun run_agent_processes(const MarlSettings& settings, const Mixing
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   for (const Child& c : children) {
-    const bool killed_on_purpose = fault && !c.restart && c.agent == fault->agent && WIFSIGNALED(c.status) &&
+    const bool killed_on_purpose = kills && !c.restart && c.agent == fault->agent && WIFSIGNALED(c.status) &&
                                    WTERMSIG(c.status) == SIGKILL;
     if (killed_on_purpose || (WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0)) continue;
     const std::string error = read_text(agent_file(options.checkpoint_dir, c.agent, ".error"));

@@ -32,6 +32,13 @@ namespace nfv {
 
 using EnvironmentFactory = std::function<std::unique_ptr<MarlEnvironment>()>;
 
+// Fault injection (tests, the bench): what happens to an agent's process.
+enum class FaultKind {
+  kill_mid_rollout,    // SIGKILL in the middle of the iteration's rollout
+  kill_before_gossip,  // SIGKILL after its rollout, before its gossip
+  stall_mid_rollout,   // stops for a while in the middle of the rollout, then goes on
+};
+
 // What every agent's process needs to find the others and to keep going.
 struct AgentProcessOptions {
   std::string store_host = "127.0.0.1";  // the rendezvous store (another machine's address for a multi-machine run)
@@ -45,12 +52,14 @@ struct AgentProcessOptions {
   // (peer_gossip.h): about a quarter of the bytes; no longer the stacked
   // run's numbers. Every agent of a run must agree.
   bool int8_gossip = false;
-  // Fault injection, for tests and the bench: the process kills itself
-  // (SIGKILL) in the middle of this iteration's rollout, or just before its
-  // gossip (its actions posted, its messages not sent).
-  std::optional<std::uint64_t> die_at;
-  bool die_before_gossip = false;
-  // And for a restart to land on a known iteration: the members of
+  // Fault injection, for tests and the bench: this process's fault.
+  struct InjectedFault {
+    std::uint64_t at = 0;
+    FaultKind kind = FaultKind::kill_mid_rollout;
+    std::chrono::milliseconds stall{0};
+  };
+  std::optional<InjectedFault> fault;
+  // And for a faulty agent to be back at a known iteration: the members of
   // iteration `at` are decided once `agent` has asked to join (waiting at
   // most start_timeout).
   struct ExpectedJoin {
@@ -107,13 +116,16 @@ class AgentStore {
   std::unique_ptr<Server> server_;
 };
 
-// Kill agent `agent` in iteration kill_at; start it again from its last
-// checkpoint so that it is back from iteration restart_at (none: never).
+// Agent `agent`'s fault in iteration `at`. Killed, it is started again
+// from its last checkpoint and back from iteration restart_at (none:
+// never); stalled for `stall` (longer than the peer timeout: written off),
+// it asks to join again itself and is back by restart_at at the latest.
 struct AgentFault {
   std::size_t agent = 0;
-  std::uint64_t kill_at = 0;
+  std::uint64_t at = 0;
   std::optional<std::uint64_t> restart_at;
-  bool before_gossip = false;  // killed after its rollout, before its gossip (default: mid-rollout)
+  FaultKind kind = FaultKind::kill_mid_rollout;
+  std::chrono::milliseconds stall{0};
 };
 
 struct AgentProcessesRun {

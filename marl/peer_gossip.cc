@@ -126,9 +126,17 @@ torch::Tensor PeerGossip::mix(const torch::Tensor& own, std::size_t rounds, Goss
         continue;
       }
       std::vector<at::Tensor> out{message}, in{torch::empty_like(message)};
+      try {  // a connection already closed fails here rather than in the wait
+        sends.push_back(g.group->send(out, g.rank_of(j), g.tag));
+        receives.push_back(g.group->recv(in, g.rank_of(j), g.tag));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "marl agent %zu: neighbour %zu lost: %s\n", self_, j, e.what());
+        if (sends.size() > receives.size()) g.abandoned.push_back(sends.back()), sends.pop_back();
+        lost_.push_back(j);
+        block[static_cast<std::int64_t>(j)].copy_(x[0]);
+        continue;
+      }
       asked.push_back(j);
-      sends.push_back(g.group->send(out, g.rank_of(j), g.tag));
-      receives.push_back(g.group->recv(in, g.rank_of(j), g.tag));
       received.push_back(in[0]);
     }
     for (std::size_t k = 0; k < asked.size(); ++k) {

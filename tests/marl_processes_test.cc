@@ -100,15 +100,15 @@ TEST(AgentsAsProcesses, GiveTheStackedRunsParametersForTheSameSeed) {
 TEST(AgentsAsProcesses, AKilledAgentRejoinsFromItsCheckpointAndCatchesUp) {
   if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
   const std::uint64_t iterations = 30;
-  const AgentFault fault{.agent = 2, .kill_at = 9, .restart_at = 16};
+  const AgentFault fault{.agent = 2, .at = 9, .restart_at = 16};
   const AgentProcessesRun run = run_through(MixingMatrix::ring(4), 3, iterations, "marl_processes_fault", fault);
 
   // The run finished, every iteration with a return.
   ASSERT_EQ(run.team_return.size(), iterations);
   for (std::uint64_t it = 0; it < iterations; ++it) EXPECT_TRUE(std::isfinite(run.team_return[it])) << it;
   // Four agents before the kill, three while agent 2 was down, four again at the end.
-  EXPECT_EQ(run.live_agents[fault.kill_at - 1], 4U);
-  EXPECT_EQ(run.live_agents[fault.kill_at], 3U);
+  EXPECT_EQ(run.live_agents[fault.at - 1], 4U);
+  EXPECT_EQ(run.live_agents[fault.at], 3U);
   EXPECT_EQ(run.live_agents[*fault.restart_at - 1], 3U);
   for (std::uint64_t it = *fault.restart_at; it < iterations; ++it) EXPECT_EQ(run.live_agents[it], 4U) << "iteration " << it;
   // The survivors kept gossiping while it was down (over the path 3-0-1 the ring left).
@@ -116,13 +116,13 @@ TEST(AgentsAsProcesses, AKilledAgentRejoinsFromItsCheckpointAndCatchesUp) {
   const auto at = [&](std::uint64_t it) {
     return *std::find_if(survivor.iterations.begin(), survivor.iterations.end(), [&](const AgentIteration& r) { return r.iteration == it; });
   };
-  EXPECT_GT(at(*fault.restart_at - 1).gossip_bytes, at(fault.kill_at).gossip_bytes);
+  EXPECT_GT(at(*fault.restart_at - 1).gossip_bytes, at(fault.at).gossip_bytes);
   // It joined again after its restart, and went on to the end.
   const AgentProcessReport& rejoined = run.agents[fault.agent];
   ASSERT_FALSE(rejoined.iterations.empty());
   EXPECT_EQ(rejoined.iterations.back().iteration, iterations - 1);
   const auto first_back = std::find_if(rejoined.iterations.begin(), rejoined.iterations.end(),
-                                       [&](const AgentIteration& r) { return r.iteration >= fault.kill_at; });
+                                       [&](const AgentIteration& r) { return r.iteration >= fault.at; });
   ASSERT_NE(first_back, rejoined.iterations.end());
   EXPECT_EQ(first_back->iteration, *fault.restart_at);
   // Its critic caught up: as close to its neighbours' as theirs are to each other.
@@ -178,7 +178,7 @@ TEST(AgentsAsProcesses, AnAgentThatDiesInItsGossipIsDroppedAndTheOthersGoOn) {
   if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
   const std::uint64_t iterations = 12;
   const AgentProcessesRun run = run_through(MixingMatrix::ring(4), 5, iterations, "marl_processes_gossip_fault",
-                                            AgentFault{.agent = 3, .kill_at = 5, .before_gossip = true});
+                                            AgentFault{.agent = 3, .at = 5, .kind = FaultKind::kill_before_gossip});
   EXPECT_EQ(run.live_agents[4], 4U);
   for (std::uint64_t it = 6; it < iterations; ++it) EXPECT_EQ(run.live_agents[it], 3U) << "iteration " << it;
   // Its neighbours 0 and 2 go on gossiping with agent 1, now their only neighbour.
@@ -190,6 +190,26 @@ TEST(AgentsAsProcesses, AnAgentThatDiesInItsGossipIsDroppedAndTheOthersGoOn) {
   EXPECT_LT(run.agents[3].iterations.size(), 6U);
 }
 
+// An agent that stalls past the peer timeout is written off; when it wakes
+// it finds out, asks to join again with the networks it has, and goes on.
+TEST(AgentsAsProcesses, AStalledAgentIsWrittenOffAndJoinsAgainByItself) {
+  if (!agent_processes_available()) GTEST_SKIP() << "built without the gloo headers";
+  const std::uint64_t iterations = 12;
+  const AgentFault fault{.agent = 1, .at = 4, .restart_at = 8, .kind = FaultKind::stall_mid_rollout,
+                         .stall = std::chrono::milliseconds(5000)};  // the peer timeout and a second
+  const AgentProcessesRun run = run_through(MixingMatrix::ring(4), 4, iterations, "marl_processes_stall", fault);
+  EXPECT_EQ(run.live_agents[3], 4U);
+  EXPECT_EQ(run.live_agents[4], 3U);
+  EXPECT_EQ(run.live_agents[iterations - 1], 4U);
+  // Its own log: up to the stall, a gap, then back by restart_at and on to the end.
+  const std::vector<AgentIteration>& rows = run.agents[1].iterations;
+  ASSERT_GE(rows.size(), 5U);
+  EXPECT_EQ(rows[3].iteration, 3U);
+  EXPECT_GT(rows[4].iteration, 4U);
+  EXPECT_LE(rows[4].iteration, *fault.restart_at);
+  EXPECT_EQ(rows.back().iteration, iterations - 1);
+}
+
 // The middle of a path dies: the two ends can no longer reach each other,
 // and each goes on alone rather than stopping.
 TEST(AgentsAsProcesses, AGraphCutInTwoGoesOnInEachPart) {
@@ -197,7 +217,7 @@ TEST(AgentsAsProcesses, AGraphCutInTwoGoesOnInEachPart) {
   const std::uint64_t iterations = 8;
   const AgentProcessesRun run =
       // Its restart is due after the end: the spare process is never needed, and the run still ends.
-      run_through(MixingMatrix::path(3), 8, iterations, "marl_processes_cut", AgentFault{.agent = 1, .kill_at = 3, .restart_at = 50});
+      run_through(MixingMatrix::path(3), 8, iterations, "marl_processes_cut", AgentFault{.agent = 1, .at = 3, .restart_at = 50});
   EXPECT_EQ(run.live_agents[2], 3U);
   for (std::size_t agent : {0, 2}) {
     const std::vector<AgentIteration>& rows = run.agents[agent].iterations;
@@ -249,7 +269,7 @@ TEST(AgentsAsProcesses, BadInputIsNamed) {
   EXPECT_NE(error_of([&] { run_agent_process(small_settings(), MixingMatrix::ring(3), make, 1, 1, 3, options); }).find("agent 3"),
             std::string::npos);
   EXPECT_NE(error_of([&] {
-              run_agent_processes(small_settings(), MixingMatrix::ring(3), make, 1, 5, options, AgentFault{.agent = 1, .kill_at = 3, .restart_at = 2});
+              run_agent_processes(small_settings(), MixingMatrix::ring(3), make, 1, 5, options, AgentFault{.agent = 1, .at = 3, .restart_at = 2});
             }).find("restart_at"),
             std::string::npos);
   EXPECT_NE(error_of([&] { run_agent_processes(small_settings(), MixingMatrix::ring(4), make, 1, 5, options); }).find("factory"),
