@@ -3,8 +3,11 @@
 // stacked run's parameters, return and gossip traffic; an agent killed in
 // the middle of training does not stop the others, who go on over the
 // survivors, and restarted from its checkpoint it joins again and its
-// critic comes back to the others'; bad input is named; a build without
-// the gloo headers says so.
+// critic comes back to the others'; killed before its gossip, its
+// neighbours drop it; a graph cut in two goes on in each part; stalled
+// past the timeout, an agent joins again by itself; the per-agent entry
+// with a store served apart; int8 gossip's bytes and agreement; bad input
+// is named; a build without the gloo headers says so.
 #include <gtest/gtest.h>
 
 #include <algorithm>
