@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "agent_links.h"
 #include "ball_projection.h"
 #include "checkpoint_archive.h"
 #include "gossip.h"
@@ -46,20 +47,25 @@ double spread(const torch::Tensor& flat) {
 }  // namespace
 
 struct DecentralizedActorCritic::Networks {
-  Networks(const MarlSettings& s, const MixingMatrix& graph, const MarlShape& env, std::uint64_t seed)
+  Networks(const MarlSettings& s, const MarlShape& env, std::uint64_t seed, std::vector<std::size_t> held_agents,
+           std::unique_ptr<AgentLinks> agent_links)
       : device(device_of(s.device)),
+        held(std::move(held_agents)),
+        all_held(held.size() == env.agents),
         agents(static_cast<std::int64_t>(env.agents)),
         actions(static_cast<std::int64_t>(env.actions)),
         state_size(static_cast<std::int64_t>(env.state_size)),
         observation_size(static_cast<std::int64_t>(env.observation_size)),
-        critic(agents,
+        critic(static_cast<std::int64_t>(held.size()),
                {state_size + agents * actions, static_cast<std::int64_t>(s.critic_width), static_cast<std::int64_t>(s.critic_depth), 1},
                s.layout, device),
-        actor(agents, {observation_size, static_cast<std::int64_t>(s.actor_width), static_cast<std::int64_t>(s.actor_depth), actions},
+        actor(static_cast<std::int64_t>(held.size()), {observation_size, static_cast<std::int64_t>(s.actor_width), static_cast<std::int64_t>(s.actor_depth), actions},
               s.layout, device),
-        gossip(graph, device) {
+        links(std::move(agent_links)) {
+    std::vector<std::int64_t> rows(held.begin(), held.end());
+    held_rows = torch::tensor(rows, torch::kInt64).to(device);
     std::vector<std::uint64_t> critic_seeds, actor_seeds;
-    for (std::size_t i = 0; i < env.agents; ++i) {
+    for (std::size_t i : held) {
       critic_seeds.push_back(derive_seed(seed, kCritic));  // common w0
       actor_seeds.push_back(derive_seed(seed, agent_stream(kActor, i)));
       samplers.emplace_back(derive_seed(seed, agent_stream(kSampler, i)));
@@ -76,28 +82,36 @@ struct DecentralizedActorCritic::Networks {
     critic_center = critic.parameters();
   }
 
-  // Joint actions drawn from every agent's policy: observations [E, N, O] -> [E, N] (CPU, row-major).
+  std::int64_t held_count() const { return static_cast<std::int64_t>(held.size()); }
+
+  // The held agents' rows of [N, ...] (all held: as it is, so that a
+  // stacked run computes exactly what it did before agents could be apart).
+  torch::Tensor held_of(const torch::Tensor& per_agent) const {
+    return all_held ? per_agent : per_agent.index_select(0, held_rows);
+  }
+
+  // The held agents' actions drawn from their policies: observations [E, N, O] -> [E, L] (CPU, row-major).
   std::vector<std::int64_t> sample(const std::vector<float>& observations, std::int64_t copies) {
     torch::NoGradGuard no_grad;
-    const torch::Tensor o = to_device(observations, {copies, agents, observation_size}).transpose(0, 1);
+    const torch::Tensor o = held_of(to_device(observations, {copies, agents, observation_size}).transpose(0, 1));
     const torch::Tensor cdf = torch::softmax(actor.forward(o.contiguous()), -1).cumsum(-1);
-    std::vector<float> uniforms(static_cast<std::size_t>(agents * copies));
-    for (std::int64_t i = 0; i < agents; ++i)
+    const std::int64_t local = held_count();
+    std::vector<float> uniforms(static_cast<std::size_t>(local * copies));
+    for (std::int64_t i = 0; i < local; ++i)
       for (std::int64_t e = 0; e < copies; ++e)
         uniforms[static_cast<std::size_t>(i * copies + e)] =
             static_cast<float>(samplers[static_cast<std::size_t>(i)]() >> 40) / static_cast<float>(1ULL << 24);
-    const torch::Tensor u = to_device(uniforms, {agents, copies, 1});
-    const torch::Tensor picked = (cdf < u).sum(-1).clamp_max(actions - 1).t().contiguous().to(torch::kCPU);  // [E, N]
+    const torch::Tensor u = to_device(uniforms, {local, copies, 1});
+    const torch::Tensor picked = (cdf < u).sum(-1).clamp_max(actions - 1).t().contiguous().to(torch::kCPU);  // [E, L]
     return {picked.data_ptr<std::int64_t>(), picked.data_ptr<std::int64_t>() + picked.numel()};
   }
 
-  // Every agent's logits for its observations [R, N, O] (CPU) -> [N, R, A].
+  // The held agents' logits for the observations [R, N, O] (CPU) -> [L, R, A].
   torch::Tensor actor_logits(const float* observations, std::int64_t rows) const {
     const torch::Tensor o = torch::from_blob(const_cast<float*>(observations), {rows, agents, observation_size}, torch::kFloat32)
                                 .to(device)
-                                .transpose(0, 1)
-                                .contiguous();
-    return actor.forward(o);
+                                .transpose(0, 1);
+    return actor.forward(held_of(o).contiguous());
   }
 
   torch::Tensor to_device(const std::vector<float>& values, at::IntArrayRef shape) const {
@@ -110,30 +124,51 @@ struct DecentralizedActorCritic::Networks {
     return torch::cat({states, one_hot}, 1);
   }
 
-  // Every agent's Q on the same samples: [B, in] -> [N, B].
+  // Every held agent's Q on the same samples: [B, in] -> [L, B].
   torch::Tensor q_values(const torch::Tensor& input) const {
-    return critic.forward(input.expand({agents, input.size(0), input.size(1)})).squeeze(-1);
+    return critic.forward(input.expand({held_count(), input.size(0), input.size(1)})).squeeze(-1);
   }
 
-  // Per agent i and sample: the mean over i's own actions b, under i's
-  // policy, of i's Q with a_i = b and the others' actions kept. [N, B].
+  // Where agent `agent`'s networks are in the held rows.
+  std::int64_t row_of_agent(std::size_t agent) const {
+    const auto at = std::find(held.begin(), held.end(), agent);
+    if (at == held.end()) throw std::invalid_argument("marl: agent " + std::to_string(agent) + " is not held by this learner");
+    return at - held.begin();
+  }
+
+  // Per held agent i and sample: the mean over i's own actions b, under
+  // i's policy, of i's Q with a_i = b and the others' actions kept. [L, B].
   torch::Tensor counterfactual_baseline(const torch::Tensor& input, const float* observations, std::int64_t rows) const {
-    const std::int64_t width = input.size(1);
-    torch::Tensor x = input.unsqueeze(0).unsqueeze(0).expand({agents, actions, rows, width}).clone();  // [N, A, B, in]
+    const std::int64_t width = input.size(1), local = held_count();
+    torch::Tensor x = input.unsqueeze(0).unsqueeze(0).expand({local, actions, rows, width}).clone();  // [L, A, B, in]
     const torch::Tensor each = torch::eye(actions, input.options()).unsqueeze(1).expand({actions, rows, actions});
-    for (std::int64_t i = 0; i < agents; ++i) x[i].narrow(-1, state_size + i * actions, actions).copy_(each);
-    const torch::Tensor q = critic.forward(x.view({agents, actions * rows, width})).view({agents, actions, rows});
-    const torch::Tensor pi = torch::softmax(actor_logits(observations, rows), -1).transpose(1, 2);  // [N, A, B]
+    for (std::int64_t i = 0; i < local; ++i)
+      x[i].narrow(-1, state_size + static_cast<std::int64_t>(held[static_cast<std::size_t>(i)]) * actions, actions).copy_(each);
+    const torch::Tensor q = critic.forward(x.view({local, actions * rows, width})).view({local, actions, rows});
+    const torch::Tensor pi = torch::softmax(actor_logits(observations, rows), -1).transpose(1, 2);  // [L, A, B]
     return (pi * q).sum(1);
   }
 
   torch::Device device;
+  std::vector<std::size_t> held;  // the agents held here, ascending
+  bool all_held;
+  torch::Tensor held_rows;        // the same as a tensor
   std::int64_t agents, actions, state_size, observation_size;
   StackedMlp critic, actor;
-  Gossip gossip;
-  torch::Tensor critic_center;  // w0, [N, P] (equal rows)
+  std::unique_ptr<AgentLinks> links;
+  torch::Tensor critic_center;  // w0, [L, P] (equal rows)
   std::vector<std::mt19937_64> samplers;
 };
+
+namespace {
+
+std::vector<std::size_t> all_agents(std::size_t agents) {
+  std::vector<std::size_t> out(agents);
+  for (std::size_t i = 0; i < agents; ++i) out[i] = i;
+  return out;
+}
+
+}  // namespace
 
 DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
                                                    const MarlEnvironment& environment, std::uint64_t seed)
@@ -141,12 +176,29 @@ DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings,
 
 DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
                                                    const MarlShape& shape, std::uint64_t seed)
+    : DecentralizedActorCritic(settings, graph, shape, seed, all_agents(shape.agents), nullptr) {}
+
+DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
+                                                   const MarlEnvironment& environment, std::uint64_t seed, std::size_t agent,
+                                                   std::unique_ptr<AgentLinks> links)
+    : DecentralizedActorCritic(settings, graph, MarlShape::of(environment), seed, std::vector<std::size_t>{agent},
+                               std::move(links)) {}
+
+DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
+                                                   const MarlShape& shape, std::uint64_t seed,
+                                                   std::vector<std::size_t> held, std::unique_ptr<AgentLinks> links)
     : settings_(settings), seed_(seed) {
   validate(settings_);
   if (graph.agents() != shape.agents)
     throw std::invalid_argument("marl: graph: " + std::to_string(graph.agents()) + " agents, the environment has " +
                                 std::to_string(shape.agents));
-  nets_ = std::make_unique<Networks>(settings_, graph, shape, seed);
+  for (std::size_t i = 0; i < held.size(); ++i)
+    if (held[i] >= shape.agents || (i > 0 && held[i] <= held[i - 1]))
+      throw std::invalid_argument("marl: agent " + std::to_string(held[i]) + ": expected distinct agents below " +
+                                  std::to_string(shape.agents) + ", ascending");
+  if (held.empty()) throw std::invalid_argument("marl: a learner holds at least one agent");
+  if (!links) links = std::make_unique<Gossip>(graph, device_of(settings_.device));
+  nets_ = std::make_unique<Networks>(settings_, shape, seed, std::move(held), std::move(links));
 }
 
 DecentralizedActorCritic::~DecentralizedActorCritic() = default;
@@ -171,7 +223,7 @@ Rollout DecentralizedActorCritic::collect(MarlEnvironment& env) {
   env.reset(state);
   for (std::int64_t t = 0;; ++t) {
     env.observe(state, observation);
-    const std::vector<std::int64_t> picked = n.sample(observation, copies);
+    const std::vector<std::int64_t> picked = n.links->joint_actions(n.sample(observation, copies), out.copies);
     out.states.insert(out.states.end(), state.begin(), state.end());
     out.observations.insert(out.observations.end(), observation.begin(), observation.end());
     out.joint.insert(out.joint.end(), picked.begin(), picked.end());
@@ -208,7 +260,7 @@ IterationStats DecentralizedActorCritic::update(const Rollout& rollout) {
   const torch::Tensor input = n.critic_input(s, a);
   const torch::Tensor next_input = n.critic_input(all_states.narrow(0, 1, steps).reshape({samples, n.state_size}),
                                                   all_joint.narrow(0, 1, steps).reshape({samples, n.agents}));
-  const torch::Tensor r = n.to_device(rollout.rewards, {samples, n.agents}).t().mul(settings_.reward_scale);  // [N, B]
+  const torch::Tensor r = n.held_of(n.to_device(rollout.rewards, {samples, n.agents}).t()).mul(settings_.reward_scale);  // [L, B]
   const double gamma = settings_.gamma;
 
   // 1. K local TD steps, each projected onto the ball around w0.
@@ -233,7 +285,7 @@ IterationStats DecentralizedActorCritic::update(const Rollout& rollout) {
     torch::NoGradGuard no_grad;
     const torch::Tensor local = n.critic.parameters();
     stats.critic_spread = spread(local);
-    const torch::Tensor mixed = n.gossip.mix(local, settings_.gossip_rounds);
+    const torch::Tensor mixed = n.links->mix(local, settings_.gossip_rounds, GossipKind::critic_parameters);
     stats.critic_spread_after = spread(mixed);
     n.critic.set_parameters(mixed);
   }
@@ -247,14 +299,14 @@ IterationStats DecentralizedActorCritic::update(const Rollout& rollout) {
       case ActorSignal::q_value: signal = q; break;
       case ActorSignal::counterfactual: signal = q - n.counterfactual_baseline(input, rollout.observations.data(), samples); break;
       case ActorSignal::consensus_td_error:
-        signal = n.gossip.mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds);
+        signal = n.links->mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds, GossipKind::td_errors);
         break;
     }
   }
 
   // 4. Normalized policy-gradient step per agent.
-  const torch::Tensor logits = n.actor_logits(rollout.observations.data(), samples);  // [N, B, A]
-  const torch::Tensor log_pi = torch::log_softmax(logits, -1).gather(2, a.t().unsqueeze(-1)).squeeze(-1);  // [N, B]
+  const torch::Tensor logits = n.actor_logits(rollout.observations.data(), samples);  // [L, B, A]
+  const torch::Tensor log_pi = torch::log_softmax(logits, -1).gather(2, n.held_of(a.t()).unsqueeze(-1)).squeeze(-1);  // [L, B]
   const torch::Tensor surrogate = (signal * log_pi).mean(1).sum();
   n.actor.zero_grad();
   surrogate.backward();
@@ -286,23 +338,24 @@ std::vector<std::int64_t> DecentralizedActorCritic::greedy(std::span<const float
 }
 
 std::size_t DecentralizedActorCritic::agents() const { return static_cast<std::size_t>(nets_->agents); }
+std::vector<std::size_t> DecentralizedActorCritic::held_agents() const { return nets_->held; }
 std::size_t DecentralizedActorCritic::actions() const { return static_cast<std::size_t>(nets_->actions); }
 std::size_t DecentralizedActorCritic::observation_size() const { return static_cast<std::size_t>(nets_->observation_size); }
 
 void DecentralizedActorCritic::set_graph(const MixingMatrix& graph) {
   if (static_cast<std::int64_t>(graph.agents()) != nets_->agents)
     throw std::invalid_argument("marl: graph: " + std::to_string(graph.agents()) + " agents, expected " + std::to_string(nets_->agents));
-  nets_->gossip.set_matrix(graph);
+  nets_->links->set_matrix(graph);
 }
 
-const GossipTraffic& DecentralizedActorCritic::traffic() const { return nets_->gossip.traffic(); }
+const GossipTraffic& DecentralizedActorCritic::traffic() const { return nets_->links->traffic(); }
 
 std::vector<float> DecentralizedActorCritic::critic_parameters(std::size_t agent) const {
-  return row_of(nets_->critic.parameters(), agent);
+  return row_of(nets_->critic.parameters(), static_cast<std::size_t>(nets_->row_of_agent(agent)));
 }
 
 std::vector<float> DecentralizedActorCritic::actor_parameters(std::size_t agent) const {
-  return row_of(nets_->actor.parameters(), agent);
+  return row_of(nets_->actor.parameters(), static_cast<std::size_t>(nets_->row_of_agent(agent)));
 }
 
 namespace {
@@ -352,6 +405,10 @@ void DecentralizedActorCritic::save(const std::string& path) const {
   archive.write("counts", c10::IValue(std::to_string(seed_) + " " + std::to_string(iterations_) + " " +
                                       std::to_string(traffic().rounds) + " " + std::to_string(traffic().messages) + " " +
                                       std::to_string(traffic().bytes)));
+  if (!n.all_held) {
+    std::vector<double> held(n.held.begin(), n.held.end());
+    archive.write("held", numbers_tensor(held));
+  }
   archive.write("critic", n.critic.parameters().to(torch::kCPU));
   archive.write("critic_center", n.critic_center.to(torch::kCPU));
   archive.write("actor", n.actor.parameters().to(torch::kCPU));
@@ -370,8 +427,24 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const s
 }
 
 std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const std::string& path, const MixingMatrix& graph,
-                                                                         const MarlShape& environment,
+                                                                         const MarlShape& shape,
                                                                          const std::string& device) {
+  return load_held(path, graph, shape, device, nullptr);
+}
+
+std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_agent(const std::string& path,
+                                                                               const MixingMatrix& graph,
+                                                                               const MarlEnvironment& environment,
+                                                                               std::unique_ptr<AgentLinks> links) {
+  if (!links) throw std::invalid_argument("marl: load_agent: no links to the other agents");
+  return load_held(path, graph, MarlShape::of(environment), "", std::move(links));
+}
+
+std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_held(const std::string& path,
+                                                                              const MixingMatrix& graph,
+                                                                              const MarlShape& environment,
+                                                                              const std::string& device,
+                                                                              std::unique_ptr<AgentLinks> links) {
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(path, torch::kCPU);
@@ -401,10 +474,21 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const s
     GossipTraffic traffic;
     if (!(counts >> seed >> iterations >> traffic.rounds >> traffic.messages >> traffic.bytes))
       throw std::runtime_error("unreadable counts '" + count_text + "'");
-    auto learner = std::make_unique<DecentralizedActorCritic>(settings, graph, environment, seed);
+    std::vector<std::size_t> held = all_agents(environment.agents);
+    torch::Tensor held_numbers;
+    if (archive.try_read("held", held_numbers)) {
+      held.clear();
+      for (double agent : tensor_numbers(held_numbers)) held.push_back(static_cast<std::size_t>(agent));
+    }
+    if (links && held.size() != 1)
+      throw std::runtime_error("holds " + std::to_string(held.size()) + " agents; expected one agent's checkpoint");
+    if (!links && held.size() != environment.agents)
+      throw std::runtime_error("holds agent " + std::to_string(held.front()) + " alone; load it with load_agent");
+    std::unique_ptr<DecentralizedActorCritic> learner(
+        new DecentralizedActorCritic(settings, graph, environment, seed, std::move(held), std::move(links)));
     learner->iterations_ = iterations;
     Networks& n = *learner->nets_;
-    n.gossip.set_traffic(traffic);
+    n.links->set_traffic(traffic);
     n.critic.set_parameters(read("critic"));
     n.critic_center = read("critic_center").to(n.device);
     n.actor.set_parameters(read("actor"));

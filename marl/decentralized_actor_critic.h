@@ -19,7 +19,10 @@
 // Randomness is per agent (action sampling from a generator seeded from
 // (seed, agent); the actors' initial parameters likewise; the critics'
 // from the seed alone, as they start in common), so that one process per
-// agent can reproduce a stacked run.
+// agent can reproduce a stacked run. A learner holds every agent (the
+// stacked run) or one (one process per agent, agent_processes.h): the same
+// numbers for that agent, its gossip and the others' actions going through
+// AgentLinks instead of a matrix product.
 //
 // This header has no LibTorch; decentralized_actor_critic.cc does.
 #pragma once
@@ -37,11 +40,13 @@
 
 namespace nfv {
 
+class AgentLinks;
+
 struct IterationStats {
   double team_return = 0;          // per episode: the team's rewards summed over its steps, averaged over copies
   double critic_loss = 0;          // mean over agents of the mean squared local TD error at the last TD step
-  double critic_spread = 0;        // RMS distance of the critics to their average, before consensus
-  double critic_spread_after = 0;  // the same after t_gossip rounds
+  double critic_spread = 0;        // RMS distance of the held critics to their average, before consensus
+  double critic_spread_after = 0;  // the same after t_gossip rounds (one agent held: 0)
 };
 
 // One rollout of every copy of an environment, one episode long: what an
@@ -66,6 +71,12 @@ class DecentralizedActorCritic {
                            std::uint64_t seed);
   DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlShape& shape,
                            std::uint64_t seed);
+  // Agent `agent` alone (its process's share of a team): the critic, actor
+  // and generator that row `agent` of a stacked run with `seed` has; its
+  // gossip and the other agents' actions go through `links`. Throws
+  // std::invalid_argument for an agent beyond the environment's.
+  DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlEnvironment& environment,
+                           std::uint64_t seed, std::size_t agent, std::unique_ptr<AgentLinks> links);
   ~DecentralizedActorCritic();
   DecentralizedActorCritic(const DecentralizedActorCritic&) = delete;
   DecentralizedActorCritic& operator=(const DecentralizedActorCritic&) = delete;
@@ -91,26 +102,40 @@ class DecentralizedActorCritic {
   // The same for serving, where there is no environment, only its shape.
   static std::unique_ptr<DecentralizedActorCritic> load(const std::string& path, const MixingMatrix& graph,
                                                         const MarlShape& shape, const std::string& device = "");
+  // A one-agent checkpoint (saved by a learner that held one agent), going
+  // on with `links`. Throws std::runtime_error as load() does, and for a
+  // checkpoint that holds other agents.
+  static std::unique_ptr<DecentralizedActorCritic> load_agent(const std::string& path, const MixingMatrix& graph,
+                                                              const MarlEnvironment& environment,
+                                                              std::unique_ptr<AgentLinks> links);
 
-  // Every agent's action probabilities given its observation:
-  // observations [agents x observation_size] -> [agents x actions].
+  // Every held agent's action probabilities given its observation:
+  // observations [agents x observation_size] (everyone's) -> [held x actions].
   std::vector<float> policy(std::span<const float> observations) const;
-  // Every agent's most likely action.
+  // Every held agent's most likely action.
   std::vector<std::int64_t> greedy(std::span<const float> observations) const;
   std::size_t agents() const;
+  // The agents whose networks this learner holds (all, or one).
+  std::vector<std::size_t> held_agents() const;
   std::size_t actions() const;
   std::size_t observation_size() const;
   // The weights from now on (e.g. over the survivors after agents died).
+  // A one-agent learner's process regroups its gossip itself: std::logic_error.
   void set_graph(const MixingMatrix& graph);
   const GossipTraffic& traffic() const;
   const MarlSettings& settings() const { return settings_; }
 
-  // Agent i's parameters, for tests and for comparing runs.
+  // Agent i's parameters (a held agent), for tests and for comparing runs.
   std::vector<float> critic_parameters(std::size_t agent) const;
   std::vector<float> actor_parameters(std::size_t agent) const;
 
  private:
   struct Networks;
+  DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlShape& shape,
+                           std::uint64_t seed, std::vector<std::size_t> held, std::unique_ptr<AgentLinks> links);
+  static std::unique_ptr<DecentralizedActorCritic> load_held(const std::string& path, const MixingMatrix& graph,
+                                                             const MarlShape& shape, const std::string& device,
+                                                             std::unique_ptr<AgentLinks> links);
   MarlSettings settings_;
   std::uint64_t seed_;
   std::uint64_t iterations_ = 0;

@@ -44,6 +44,11 @@ class MarlEnvironment {
   // An action the agents' policies start out favouring (MarlSettings::
   // prior_logit), e.g. the one that keeps a known-good plan; -1: none.
   virtual std::int64_t preferred_action() const { return -1; }
+  // The action taken for an agent whose process is down (agents as
+  // processes): the one that does the least. By default the preferred
+  // action (the placement's base plan), else action 0 (Simple Spread's
+  // "stay", the matrix game's first).
+  virtual std::int64_t idle_action() const { return preferred_action() >= 0 ? preferred_action() : 0; }
   virtual void observe(std::span<const float> states, std::span<float> observations) const {
     const std::size_t s = state_size(), n = agents(), rows = states.size() / s;
     for (std::size_t r = 0; r < rows; ++r)
