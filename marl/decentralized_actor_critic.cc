@@ -504,6 +504,56 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_held(co
   }
 }
 
+std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load_team(const std::vector<std::string>& agent_paths,
+                                                                              const MixingMatrix& graph,
+                                                                              const MarlShape& shape,
+                                                                              const std::string& device) {
+  if (agent_paths.size() != shape.agents)
+    throw std::runtime_error("marl: " + std::to_string(agent_paths.size()) + " agent checkpoints for " +
+                             std::to_string(shape.agents) + " agents");
+  std::vector<torch::Tensor> critics, centers, actors;
+  std::unique_ptr<DecentralizedActorCritic> team;
+  for (std::size_t k = 0; k < agent_paths.size(); ++k) {
+    const std::string& path = agent_paths[k];
+    try {
+      torch::serialize::InputArchive archive;
+      archive.load_from(path, torch::kCPU);
+      torch::Tensor held, critic, center, actor, settings_numbers_read, shape_numbers;
+      if (!archive.try_read("held", held)) throw std::runtime_error("holds every agent, not one");
+      const std::vector<double> which = tensor_numbers(held);
+      if (which.size() != 1 || which[0] != double(k))
+        throw std::runtime_error("holds agent " + describe(which) + ", expected agent " + std::to_string(k));
+      archive.read("shape", shape_numbers);
+      const std::vector<double> here{double(shape.agents), double(shape.actions), double(shape.state_size),
+                                     double(shape.observation_size)};
+      if (tensor_numbers(shape_numbers) != here)
+        throw std::runtime_error("made for another environment (" + describe(tensor_numbers(shape_numbers)) + "; here " +
+                                 describe(here) + ")");
+      archive.read("critic", critic);
+      archive.read("critic_center", center);
+      archive.read("actor", actor);
+      critics.push_back(critic);
+      centers.push_back(center);
+      actors.push_back(actor);
+      if (!team) {
+        archive.read("settings", settings_numbers_read);
+        MarlSettings settings = settings_from(tensor_numbers(settings_numbers_read));
+        settings.device = device.empty() ? "cpu" : device;
+        team = std::make_unique<DecentralizedActorCritic>(settings, graph, shape, 0);
+      }
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(path + ": not a MARL checkpoint (" + e.what_without_backtrace() + ")");
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": " + e.what());
+    }
+  }
+  Networks& n = *team->nets_;
+  n.critic.set_parameters(torch::cat(critics, 0));
+  n.critic_center = torch::cat(centers, 0).to(n.device);
+  n.actor.set_parameters(torch::cat(actors, 0));
+  return team;
+}
+
 void set_marl_threads(int threads) { torch::set_num_threads(threads); }
 
 }  // namespace nfv

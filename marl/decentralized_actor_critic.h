@@ -109,6 +109,14 @@ class DecentralizedActorCritic {
                                                               const MarlEnvironment& environment,
                                                               std::unique_ptr<AgentLinks> links);
 
+  // The team again from its agents' one-agent checkpoints (a processes
+  // run's agent-<k>.pt, k = 0..N-1 in order): one learner holding every
+  // agent, for serving. Throws std::runtime_error naming the file that is
+  // missing, holds another agent, or was made for another environment.
+  static std::unique_ptr<DecentralizedActorCritic> load_team(const std::vector<std::string>& agent_paths,
+                                                             const MixingMatrix& graph, const MarlShape& shape,
+                                                             const std::string& device = "");
+
   // Every held agent's action probabilities given its observation:
   // observations [agents x observation_size] (everyone's) -> [held x actions].
   std::vector<float> policy(std::span<const float> observations) const;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "agent_processes.h"
 #include "episode.h"
 #include "marl_policy.h"
 #include "marl_trainer.h"
@@ -252,6 +253,42 @@ TEST(MarlTrainer, IsDeterministicPerSeedResumesAsIfNeverStoppedAndServesAsThePol
                std::runtime_error);
   std::filesystem::remove_all(whole_dir);
   std::filesystem::remove_all(split_dir);
+}
+
+// The same training with one OS process per site (c10d Gloo) ends with the
+// same agents as the stacked run, bit for bit, and serves from its
+// directory the same way.
+TEST(MarlTrainer, AgentsAsProcessesEndWithTheStackedRunsAgents) {
+  if (!agent_processes_available()) GTEST_SKIP() << "built without Gloo (libgloo-dev)";
+  set_marl_threads(1);
+  const Scenario scenario = test::abilene_scenario(200);
+  const std::string stacked_dir = scratch("stacked"), processes_dir = scratch("processes");
+  MarlTrainSettings settings = short_training(stacked_dir);
+  settings.iterations = 3;
+  MarlTrainer stacked(scenario.model, scenario.train, settings);
+  stacked.run({});
+  settings.out = processes_dir;
+  MarlTrainer processes(scenario.model, scenario.train, settings);
+  const AgentProcessesRun run = processes.run_processes({});
+  ASSERT_EQ(run.team_return.size(), 3U);
+  for (std::size_t t = 0; t < 3; ++t)
+    EXPECT_NEAR(processes.curve()[t + 1].train_cost, stacked.curve()[t + 1].train_cost,
+                1e-6 * stacked.curve()[t + 1].train_cost);
+  EXPECT_EQ(processes.curve().back().gossip_bytes, stacked.curve().back().gossip_bytes);
+  EXPECT_EQ(processes.curve().back().validation_cost, stacked.curve().back().validation_cost);
+  const MarlShape shape = MarlShape::of(stacked.game());
+  const auto a = DecentralizedActorCritic::load(marl_checkpoint_files(stacked_dir).learner, stacked.graph(), shape);
+  const auto b = DecentralizedActorCritic::load(marl_checkpoint_files(processes_dir).learner, processes.graph(), shape);
+  for (std::size_t k = 0; k < shape.agents; ++k) {
+    EXPECT_EQ(a->actor_parameters(k), b->actor_parameters(k)) << "site " << k;
+    EXPECT_EQ(a->critic_parameters(k), b->critic_parameters(k)) << "site " << k;
+  }
+  // Served from the agents' own files alone, as from the gathered team.
+  std::filesystem::remove(marl_checkpoint_files(processes_dir).learner);
+  auto policy = load_marl_policy(processes_dir, PolicyContext(scenario.model, scenario.train->mapping));
+  EXPECT_EQ(policy->layout()->sites(), shape.agents);
+  std::filesystem::remove_all(stacked_dir);
+  std::filesystem::remove_all(processes_dir);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "agent_processes.h"
+
 namespace nfv {
 
 MarlPolicy::MarlPolicy(std::shared_ptr<const SiteLayout> layout, std::shared_ptr<const DecentralizedActorCritic> agents)
@@ -39,7 +41,7 @@ Plan MarlPolicy::decide(const Observation& observation, const Forecast& forecast
 MarlCheckpointFiles marl_checkpoint_files(const std::string& directory) {
   const std::filesystem::path d(directory);
   return {(d / "layout.conf").string(), (d / "learner.pt").string(), (d / "learner.best.pt").string(),
-          (d / "training.state").string(), (d / "curve.csv").string()};
+          (d / "training.state").string(), (d / "curve.csv").string(), (d / "agents").string()};
 }
 
 std::unique_ptr<MarlPolicy> load_marl_policy(const std::string& directory, const PolicyContext& context, bool best,
@@ -58,8 +60,15 @@ std::unique_ptr<MarlPolicy> load_marl_policy(const std::string& directory, const
   const MixingMatrix graph = site_graph(settings.graph, context.model->topology());
   auto layout = std::make_shared<const SiteLayout>(context.model, context.mapping, settings, neighbour_lists(graph), pools);
   const MarlShape shape{layout->sites(), layout->actions(), layout->state_size(), layout->observation_size()};
-  std::shared_ptr<const DecentralizedActorCritic> agents =
-      DecentralizedActorCritic::load(best ? files.best : files.learner, graph, shape, device);
+  std::shared_ptr<const DecentralizedActorCritic> agents;
+  if (std::filesystem::exists(best ? files.best : files.learner)) {
+    agents = DecentralizedActorCritic::load(best ? files.best : files.learner, graph, shape, device);
+  } else {
+    // Only the agents' own checkpoints (a processes run stopped before the team was gathered).
+    std::vector<std::string> each;
+    for (std::size_t k = 0; k < layout->sites(); ++k) each.push_back(agent_file(files.agents, k, ".pt"));
+    agents = DecentralizedActorCritic::load_team(each, graph, shape, device);
+  }
   return std::make_unique<MarlPolicy>(std::move(layout), std::move(agents));
 }
 

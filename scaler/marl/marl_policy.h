@@ -46,6 +46,7 @@ struct MarlCheckpointFiles {
   std::string best;     // the same, at the best validation so far
   std::string state;    // the trainer's counters, to resume
   std::string curve;    // CSV (the SVG next to it)
+  std::string agents;   // a processes run's folder: each agent's own checkpoint (agent-<k>.pt) and log
 };
 MarlCheckpointFiles marl_checkpoint_files(const std::string& directory);
 

@@ -93,11 +93,10 @@ MarlTrainer::MarlTrainer(std::shared_ptr<const SystemModel> model, std::shared_p
   base_cost_ = validation_cost(nullptr);
   s.game.cost_unit = std::max(base_cost_ / static_cast<double>(validation * model_->sites()), 1e-9);
   s.game.seed = s.seed;
-  EnvironmentSettings environment;
-  environment.forecast = parse_forecast_spec(s.layout.forecast);
-  environment.horizon = s.layout.horizon;
-  environment.arrival_noise = s.arrival_noise;
-  game_ = std::make_unique<PlacementGame>(layout_, learn_rows_, environment, starting_plan(*model_), s.game);
+  environment_.forecast = parse_forecast_spec(s.layout.forecast);
+  environment_.horizon = s.layout.horizon;
+  environment_.arrival_noise = s.arrival_noise;
+  game_ = std::make_unique<PlacementGame>(layout_, learn_rows_, environment_, starting_plan(*model_), s.game);
   agents_ = std::make_shared<DecentralizedActorCritic>(s.agents, graph_, *game_, s.seed);
 }
 
@@ -178,6 +177,56 @@ void MarlTrainer::run(const std::function<void(const MarlCurvePoint&, std::size_
     }
     if (progress) progress(p, s.iterations);
   }
+}
+
+AgentProcessesRun MarlTrainer::run_processes(AgentProcessOptions options) {
+  const MarlTrainSettings& s = settings_;
+  if (!curve_.empty()) throw std::invalid_argument("--mode processes: a run starts afresh (each agent resumes on its own)");
+  MarlCurvePoint start;
+  start.validation_cost = validation_cost(agents_);
+  start.base_cost = base_cost_;
+  start.online_cost = online_cost();
+  best_validation_ = start.validation_cost;
+  curve_.push_back(start);
+  options.checkpoint_dir = marl_checkpoint_files(s.out).agents;
+  std::filesystem::create_directories(options.checkpoint_dir);
+  const EnvironmentFactory make_game = [this] {
+    return std::make_unique<PlacementGame>(layout_, learn_rows_, environment_, starting_plan(*model_), settings_.game);
+  };
+  const auto began = std::chrono::steady_clock::now();
+  AgentProcessesRun run = run_agent_processes(s.agents, graph_, make_game, s.seed, s.iterations, options);
+  seconds_ = seconds_since(began);
+  update_seconds_ = seconds_;
+  std::vector<std::string> files;
+  for (std::size_t k = 0; k < layout_->sites(); ++k) files.push_back(agent_file(options.checkpoint_dir, k, ".pt"));
+  agents_ = DecentralizedActorCritic::load_team(files, graph_, MarlShape::of(*game_), s.agents.device);
+  iteration_ = run.team_return.size();
+  const double slots = static_cast<double>(s.game.episode_slots);
+  // Each agent's log says what it had sent by each iteration; the team's is their sum.
+  std::vector<std::uint64_t> sent(run.team_return.size(), 0);
+  for (const AgentProcessReport& agent : run.agents)
+    for (const AgentIteration& it : agent.iterations)
+      if (it.iteration < sent.size()) sent[it.iteration] += it.gossip_bytes;  // iterations count from 0
+  for (std::size_t t = 0; t < run.team_return.size(); ++t) {
+    MarlCurvePoint p;
+    p.iteration = t + 1;
+    p.train_cost = -run.team_return[t] * cost_unit() / slots;  // the team's return per copy, back in cost
+    p.gossip_bytes = sent[t];
+    p.seconds = NAN;  // the processes keep their own time; the run's is on the last point
+    curve_.push_back(p);
+  }
+  MarlCurvePoint& last = curve_.back();
+  last.gossip_bytes = run.gossip.bytes;
+  last.seconds = seconds_;
+  last.validation_cost = validation_cost(agents_);
+  last.base_cost = base_cost_;
+  last.online_cost = online_cost();
+  env_slots_ = run.team_return.size() * s.game.copies * s.game.episode_slots;
+  rollout_seconds_ = seconds_;
+  save();
+  if (last.validation_cost < best_validation_) best_validation_ = last.validation_cost;
+  save_best();
+  return run;
 }
 
 void MarlTrainer::save() const {

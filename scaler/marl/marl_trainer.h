@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "agent_processes.h"
 #include "arrival_schedule.h"
 #include "decentralized_actor_critic.h"
 #include "forecaster.h"
@@ -58,6 +59,12 @@ class MarlTrainer {
   // Runs the remaining iterations, validating every validate_every and at
   // the end, saving after each validation.
   void run(const std::function<void(const MarlCurvePoint&, std::size_t iterations)>& progress);
+  // The same iterations with one OS process per agent (agent_processes.h),
+  // each with its own copy of the game, its checkpoints in DIR/agents
+  // (options.checkpoint_dir is set to it); then the team, gathered from
+  // them, is validated once and saved as a stacked run's would be (the
+  // stacked run and this one give the same agents for the same seed).
+  AgentProcessesRun run_processes(AgentProcessOptions options);
 
   const std::vector<MarlCurvePoint>& curve() const { return curve_; }
   std::size_t iteration() const { return iteration_; }
@@ -81,6 +88,7 @@ class MarlTrainer {
   std::shared_ptr<const ArrivalSchedule> all_, learn_rows_, validation_;
   MixingMatrix graph_;
   std::shared_ptr<const SiteLayout> layout_;
+  EnvironmentSettings environment_;
   std::unique_ptr<PlacementGame> game_;
   std::shared_ptr<DecentralizedActorCritic> agents_;
   std::vector<MarlCurvePoint> curve_;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "agent_processes.h"
 #include "marl_policy.h"
 #include "marl_trainer.h"
 #include "option_values.h"
@@ -45,8 +46,12 @@ the agents:
                          logit (default 3; 0: near uniform, as in the paper)
   --actor-signal consensus_td|q_value|counterfactual  (default consensus_td)
   --layout stacked|looped              (default stacked)
-  --mode stacked         one process runs every agent (processes: one OS
-                         process per agent, where built with Gloo)
+  --mode stacked|processes  one process runs every agent (default), or one
+                         OS process per agent gossiping over c10d Gloo with
+                         its neighbours (where built with Gloo); the same
+                         agents for the same seed; each agent's checkpoints
+                         in DIR/agents
+  --store-port N         processes: the rendezvous store's port (default 0: any free)
   --device cpu|cuda      (default cpu)
 the placement:
   --scale-levels LIST    a site's instance levels, in units of ln 4 around the
@@ -79,6 +84,8 @@ output:
 struct Options {
   nfv::ScenarioOptions scenario;
   nfv::MarlTrainSettings settings;
+  bool processes = false;
+  std::uint16_t store_port = 0;
   int threads = 1;
   bool resume = false;
   bool quiet = false;
@@ -136,8 +143,13 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--mode") {
       if (value != "stacked" && value != "processes")
         throw std::invalid_argument("--mode: expected stacked or processes, got '" + value + "'");
-      if (value == "processes")
-        throw std::invalid_argument("--mode processes: not available in this build of nfv-train (see docs/marl.md)");
+      if (value == "processes" && !nfv::agent_processes_available())
+        throw std::invalid_argument("--mode processes: this build has no Gloo (libgloo-dev; docs/marl.md)");
+      o.processes = value == "processes";
+    } else if (option == "--store-port") {
+      const std::size_t port = nfv::option_count(option, value);
+      if (port > 65535) throw std::invalid_argument("--store-port: expected a port number, got '" + value + "'");
+      o.store_port = static_cast<std::uint16_t>(port);
     } else if (option == "--scale-levels") s.layout.scale_levels = levels(option, value);
     else if (option == "--take-levels") s.layout.take_levels = levels(option, value);
     else if (option == "--headroom") s.layout.headroom = nfv::option_number(option, value);
@@ -157,6 +169,8 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--out") s.out = value;
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
   }
+  if (o.processes && o.resume) throw std::invalid_argument("--resume: only for --mode stacked (an agent process resumes on its own)");
+  if (o.processes && s.agents.device != "cpu") throw std::invalid_argument("--mode processes: --device cpu only");
   if (s.agents.device != "cpu" && s.agents.device != "cuda")
     throw std::invalid_argument("--device: expected cpu or cuda, got '" + s.agents.device + "'");
   nfv::validate(s.agents);
@@ -210,9 +224,21 @@ int run(const Options& o) {
               s.layout.horizon, static_cast<unsigned long long>(s.seed));
   std::printf("baselines   base plan %.2f, cost unit %.4f per site and slot\n", trainer.base_cost(), trainer.cost_unit());
 
-  nfv::ProgressBar bar("train", !o.quiet);
   double last_validation = NAN;
-  trainer.run([&](const nfv::MarlCurvePoint& p, std::size_t iterations) {
+  if (o.processes) {
+    nfv::AgentProcessOptions processes;
+    processes.store_port = o.store_port;
+    std::printf("processes   %zu agents, one OS process each, checkpoints in %s\n", trainer.layout().sites(),
+                nfv::marl_checkpoint_files(s.out).agents.c_str());
+    std::fflush(stdout);
+    const nfv::AgentProcessesRun run = trainer.run_processes(processes);
+    last_validation = trainer.curve().back().validation_cost;
+    std::printf("processes   %zu iterations in %.1f s; gossip %llu bytes in %llu messages, actions %llu bytes\n",
+                run.team_return.size(), run.seconds, static_cast<unsigned long long>(run.gossip.bytes),
+                static_cast<unsigned long long>(run.gossip.messages), static_cast<unsigned long long>(run.action_bytes));
+  }
+  nfv::ProgressBar bar("train", !o.quiet && !o.processes);
+  if (!o.processes) trainer.run([&](const nfv::MarlCurvePoint& p, std::size_t iterations) {
     if (!std::isnan(p.validation_cost)) last_validation = p.validation_cost;
     char text[200];
     std::snprintf(text, sizeof text, "cost/slot %.2f  critic %.4f  validation %.1f (base %.1f, online %.1f)", p.train_cost,
