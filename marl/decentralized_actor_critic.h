@@ -37,6 +37,8 @@
 
 namespace nfv {
 
+struct LearnerTensors;  // static_update.h
+
 struct IterationStats {
   double team_return = 0;          // per episode: the team's rewards summed over its steps, averaged over copies
   double critic_loss = 0;          // mean over agents of the mean squared local TD error at the last TD step
@@ -105,6 +107,10 @@ class DecentralizedActorCritic {
   std::vector<float> actor_parameters(std::size_t agent) const;
 
  private:
+  // Another path through update()'s math, for CUDA graphs (static_update.h).
+  friend class StaticUpdate;
+  LearnerTensors tensors();
+
   struct Networks;
   MarlSettings settings_;
   std::uint64_t seed_;
