@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include <ATen/cuda/CUDAGraph.h>
-#include <c10/cuda/CUDAGuard.h>
+#include <c10/core/StreamGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/cuda.h>
 
@@ -36,18 +36,21 @@ CapturedUpdate::CapturedUpdate(StaticUpdate& update, int warmup) : update_(updat
   }
   torch::cuda::synchronize();
   // Capture needs a stream other than the default one; warming up on it too
-  // lets the caching allocator and cuBLAS settle there first.
-  const at::cuda::CUDAStream side = at::cuda::getStreamFromPool();
+  // lets the caching allocator and cuBLAS settle there first. The generic
+  // guard and torch::cuda::synchronize go through LibTorch's libraries:
+  // c10/cuda's inline ones would call the CUDA runtime from here, which
+  // would then have to be linked too.
+  const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool();
   {
-    const c10::cuda::CUDAStreamGuard on_side(side);
+    const c10::StreamGuard on_side(side);
     update.run();
     graph_->traffic_per_run = difference(update.bookkeeping().traffic, before.traffic);
     for (int i = 1; i < warmup; ++i) update.run();
-    side.synchronize();
+    torch::cuda::synchronize();
     graph_->graph.capture_begin();
     update.work();
     graph_->graph.capture_end();
-    side.synchronize();
+    torch::cuda::synchronize();
   }
   // The warm-up was real training: undo it, so that replay k is update k.
   {
