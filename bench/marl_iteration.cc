@@ -55,6 +55,7 @@ constexpr const char* kUsage = R"(usage: marl_iteration [options]
   --seconds S            time each variant about this long (default 2)
   --min-iterations N     but at least N iterations (default 3)
   --max-iterations N     and at most N (default 2000)
+  --rounds R             time every variant R times in turns, report the median (default 1)
   --threads N            LibTorch CPU threads (default: every core, here )";
 
 constexpr const char* kUsageEnd = R"()
@@ -68,7 +69,7 @@ struct Options {
   std::size_t critic_depth = 5, actor_depth = 2;
   std::string graph = "ring";
   std::vector<std::string> devices, layouts{"stacked", "looped"};
-  std::size_t warmup = 2, min_iterations = 3, max_iterations = 2000;
+  std::size_t warmup = 2, min_iterations = 3, max_iterations = 2000, rounds = 1;
   double seconds = 2;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool check = false, with_graph = true;
@@ -111,6 +112,7 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--seconds") o.seconds = nfv::option_number(option, value);
     else if (option == "--min-iterations") o.min_iterations = nfv::option_positive_count(option, value);
     else if (option == "--max-iterations") o.max_iterations = nfv::option_positive_count(option, value);
+    else if (option == "--rounds") o.rounds = nfv::option_positive_count(option, value);
     else if (option == "--threads") o.threads = static_cast<int>(nfv::option_positive_count(option, value));
     else if (option == "--out") o.out = value;
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
@@ -186,13 +188,21 @@ Path make_path(const Options& o, const nfv::MarlEnvironment& game, const nfv::Ro
   return p;
 }
 
+// One variant being timed: its name, layout, path kind and rounds.
+struct Variant {
+  std::string name, layout, kind;
+  std::unique_ptr<Path> path;
+  std::size_t iterations = 0;
+  std::vector<double> ms;  // per round
+};
+
 struct Timing {
   std::size_t iterations = 0;
   double ms = 0;  // per iteration
 };
 
+// After the warm-up (run()): iterations until --seconds, within --min/--max-iterations.
 Timing time_path(const Options& o, Path& path, const std::string& device) {
-  for (std::size_t i = 0; i < o.warmup; ++i) path.step();
   wait_for(device);
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -276,30 +286,47 @@ int run(const Options& o) {
     csv.open(o.out + "/marl_iteration.csv");
     csv << "device,variant,agents,width,batch,gossip_rounds,critic_steps,critic_depth,actor_depth,threads,iterations,ms_per_iteration\n";
   }
-  std::printf("%-5s %-8s %10s %14s\n", "dev", "variant", "iterations", "ms/iteration");
+  // Every variant of a device is made and warmed up first, then timed in
+  // turns, --rounds times: a machine whose speed drifts slows them alike.
+  std::printf("%-5s %-8s %10s %14s%s\n", "dev", "variant", "iterations", "ms/iteration", o.rounds > 1 ? "   (median; min, max of rounds)" : "");
   for (const std::string& device : o.devices) {
-    std::vector<std::pair<std::string, std::string>> variants;  // (name, layout or kind)
-    for (const std::string& layout : o.layouts) variants.push_back({layout, "update"});
+    std::vector<Variant> variants;
+    for (const std::string& layout : o.layouts) variants.push_back({layout, layout, "update"});
     if (device == "cuda")
-      for (const std::string& kind : gpu_kinds) variants.push_back({kind, kind});
-    for (const auto& [name, kind] : variants) {
-      const std::string layout = kind == "update" ? name : "stacked";
-      Timing t;
-      try {
-        Path path = make_path(o, game, rollout, device, layout, kind);
-        t = time_path(o, path, device);
+      for (const std::string& kind : gpu_kinds) variants.push_back({kind, "stacked", kind});
+    for (Variant& v : variants) try {
+        v.path = std::make_unique<Path>(make_path(o, game, rollout, device, v.layout, v.kind));
+        for (std::size_t i = 0; i < o.warmup; ++i) v.path->step();
+        wait_for(device);
       } catch (const std::exception& e) {  // one variant failing (a capture, say) leaves the others' figures
-        std::printf("%-5s %-8s failed: %s\n", device.c_str(), name.c_str(), e.what());
-        continue;
+        std::printf("%-5s %-8s failed: %s\n", device.c_str(), v.name.c_str(), e.what());
+        v.path.reset();
       }
-      ms[device + " " + name] = t.ms;
-      std::printf("%-5s %-8s %10zu %14.3f\n", device.c_str(), name.c_str(), t.iterations, t.ms);
-      std::fflush(stdout);
+    for (std::size_t round = 0; round < o.rounds; ++round)
+      for (Variant& v : variants) try {
+          if (!v.path) continue;
+          const Timing t = time_path(o, *v.path, device);
+          v.iterations += t.iterations;
+          v.ms.push_back(t.ms);
+        } catch (const std::exception& e) {
+          std::printf("%-5s %-8s failed: %s\n", device.c_str(), v.name.c_str(), e.what());
+          v.path.reset();
+        }
+    for (Variant& v : variants) {
+      if (v.ms.empty()) continue;
+      std::vector<double> sorted = v.ms;
+      std::sort(sorted.begin(), sorted.end());
+      const double median = sorted[sorted.size() / 2];
+      ms[device + " " + v.name] = median;
+      std::printf("%-5s %-8s %10zu %14.3f", device.c_str(), v.name.c_str(), v.iterations, median);
+      if (sorted.size() > 1) std::printf("   (%.3f, %.3f)", sorted.front(), sorted.back());
+      std::printf("\n");
       if (csv.is_open())
-        csv << device << "," << name << "," << o.agents << "," << o.width << "," << o.batch << "," << o.gossip_rounds << ","
-            << o.critic_steps << "," << o.critic_depth << "," << o.actor_depth << "," << o.threads << "," << t.iterations << ","
-            << t.ms << "\n";
+        csv << device << "," << v.name << "," << o.agents << "," << o.width << "," << o.batch << "," << o.gossip_rounds << ","
+            << o.critic_steps << "," << o.critic_depth << "," << o.actor_depth << "," << o.threads << "," << v.iterations << ","
+            << median << "\n";
     }
+    std::fflush(stdout);
   }
 
   // The ratios the targets are stated in (docs/marl.md, "On a GPU").

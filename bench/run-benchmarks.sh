@@ -23,4 +23,8 @@ echo
 (cd "$ROOT" && "$BUILD/bench/predictor_accuracy" --out "$OUT/predictor")
 echo
 "$BUILD/bench/marl_spread" --out "$OUT/marl" 2>/dev/null
+echo
+# One marl/ training iteration, stacked vs looped (and CUDA where there is
+# one): about 20 s an iteration on two cores with the reference BLAS.
+"$BUILD/bench/marl_iteration" --warmup 1 --min-iterations 2 --out "$OUT/marl"
 echo "(work files in $OUT)"

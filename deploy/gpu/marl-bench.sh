@@ -7,8 +7,9 @@
 # buffers vs the CUDA graph, in one run) and then the marl tests. Each phase
 # has a time cap and the whole run stays under NFV_GPU_BUDGET_S (285 s): a
 # phase that fails or runs out is reported and the next ones go on where they
-# can. When the CUDA-graph part does not build, it is built again without it;
-# when the benchmark fails with it, it runs again without it.
+# can. When the CUDA-graph part does not build, it is built again without it
+# (and, if torch came through CMake, with torch's folder as a prefix); when
+# the benchmark fails with it, it runs again without it.
 #
 #   deploy/gpu/marl-bench.sh [BUILD_DIR (default build-gpu)] [-- marl_iteration options]
 #
@@ -127,11 +128,15 @@ configure() {
   phase "$name" 60 meson setup "${wipe[@]}" "$BUILD" "$ROOT" "${OPTIONS[@]}" "$@"
 }
 
+TORCH_BY=$TORCH_MODE  # how the configured folder found torch
 if [ "$TORCH_MODE" = system ]; then
   configure configure -Dtorch=system
 elif [ "$TORCH_MODE" = prefix ]; then
   configure configure -Dtorch=prefix "-Dtorch_prefix=$TORCH_DIR"
-elif ! configure configure -Dtorch=cmake "-Dcmake_prefix_path=$CMAKE_PREFIX" && [ -n "$TORCH_DIR" ]; then
+elif configure configure -Dtorch=cmake "-Dcmake_prefix_path=$CMAKE_PREFIX"; then
+  TORCH_BY=cmake
+elif [ -n "$TORCH_DIR" ]; then
+  TORCH_BY=prefix
   configure configure_prefix -Dtorch=prefix "-Dtorch_prefix=$TORCH_DIR"
 fi
 [ -f "$BUILD/build.ninja" ] || { note "no build folder configured: stopping"; exit 1; }
@@ -139,21 +144,27 @@ graphs_built() { grep -q 'captured_update' "$BUILD/build.ninja"; }
 if graphs_built; then note "CUDA graphs: built"; else note "CUDA graphs: not built (the configure log's 'Optional parts' says why)"; fi
 
 # --- Build marl/ and its programs only ---------------------------------------
+# On failure: again without the CUDA-graph update; then, if torch came
+# through CMake, with torch's folder as a prefix (with, then without graphs).
 TARGETS=(tests/marl_static_update_tests bench/marl_iteration tests/marl_tests)
-if ! phase build "${NFV_GPU_BUILD_S:-150}" ninja -C "$BUILD" -j"$JOBS" "${TARGETS[@]}"; then
-  if graphs_built; then
-    note "building again without the CUDA-graph update"
-    phase reconfigure 30 meson configure "$BUILD" -Dmarl_cuda_graphs=disabled &&
-      phase build_without_graphs "${NFV_GPU_BUILD_S:-150}" ninja -C "$BUILD" -j"$JOBS" "${TARGETS[@]}"
-  fi
+build() { phase "$1" "${NFV_GPU_BUILD_S:-150}" ninja -C "$BUILD" -j"$JOBS" "${TARGETS[@]}"; }
+without_graphs() {
+  graphs_built || return 1
+  note "building again without the CUDA-graph update"
+  phase "reconfigure_$1" 30 meson configure "$BUILD" -Dmarl_cuda_graphs=disabled && build "$1"
+}
+if ! build build && ! without_graphs build_without_graphs && [ "$TORCH_BY" = cmake ] && [ -n "$TORCH_DIR" ]; then
+  note "building again with torch's folder as a prefix instead of CMake"
+  phase reconfigure_prefix 30 meson configure "$BUILD" -Dtorch=prefix "-Dtorch_prefix=$TORCH_DIR" -Dmarl_cuda_graphs=auto &&
+    { build build_prefix || without_graphs build_prefix_without_graphs; }
 fi
 
 # --- Run: the static path's test, the benchmark, the marl tests ---------------
 [ -x "$BUILD/tests/marl_static_update_tests" ] && phase test_static_update 30 "$BUILD/tests/marl_static_update_tests"
 if [ -x "$BUILD/bench/marl_iteration" ]; then
-  if ! phase bench "${NFV_GPU_BENCH_S:-100}" "$BUILD/bench/marl_iteration" --check --out "$RESULTS" "${BENCH_ARGS[@]}" &&
+  if ! phase bench "${NFV_GPU_BENCH_S:-100}" "$BUILD/bench/marl_iteration" --check --rounds 3 --seconds 1 --out "$RESULTS" "${BENCH_ARGS[@]}" &&
     graphs_built; then
-    phase bench_without_graph "${NFV_GPU_BENCH_S:-100}" "$BUILD/bench/marl_iteration" --no-graph --check --out "$RESULTS" \
+    phase bench_without_graph "${NFV_GPU_BENCH_S:-100}" "$BUILD/bench/marl_iteration" --no-graph --check --rounds 3 --seconds 1 --out "$RESULTS" \
       "${BENCH_ARGS[@]}"
   fi
 fi
