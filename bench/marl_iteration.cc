@@ -247,6 +247,30 @@ void check_paths(const Options& o, const nfv::MarlEnvironment& game, const nfv::
   }
 }
 
+nfv::MlpShape critic_shape(const Options& o, const nfv::MarlEnvironment& game) {
+  return {static_cast<std::int64_t>(game.state_size() + o.agents * game.actions()), static_cast<std::int64_t>(o.width),
+          static_cast<std::int64_t>(o.critic_depth), 1};
+}
+
+// The floating-point work of one iteration, roughly (2 per multiply-add,
+// weights only): per agent, K TD steps of a target pass, a pass and its
+// backward (twice a pass), two passes for the TD errors, the actor's pass
+// and backward; both gossips, W times every agent's row, t_gossip times.
+double iteration_gflop(const Options& o, const nfv::MarlEnvironment& game) {
+  const auto weights = [](const nfv::MlpShape& shape) {
+    double w = 0;
+    for (std::int64_t l = 0; l < shape.layers(); ++l) w += double(shape.layer_inputs(l)) * double(shape.layer_outputs(l));
+    return w;
+  };
+  const nfv::MlpShape critic = critic_shape(o, game);
+  const nfv::MlpShape actor{static_cast<std::int64_t>(game.observation_size()), static_cast<std::int64_t>(o.width),
+                            static_cast<std::int64_t>(o.actor_depth), static_cast<std::int64_t>(game.actions())};
+  const double pass = 2.0 * double(o.batch), n = double(o.agents);
+  const double networks = n * pass * ((4.0 * double(o.critic_steps) + 2.0) * weights(critic) + 3.0 * weights(actor));
+  const double gossip = 2.0 * double(o.gossip_rounds) * n * n * (double(critic.parameters()) + double(o.batch));
+  return (networks + gossip) * 1e-9;
+}
+
 int run(const Options& o) {
   nfv::set_marl_threads(o.threads);
   nfv::SimpleSpread game = make_game(o);
@@ -254,17 +278,15 @@ int run(const Options& o) {
   const nfv::Rollout rollout = nfv::DecentralizedActorCritic(make_settings(o, "cpu", "stacked"),
                                                              nfv::MixingMatrix::parse("--graph", o.graph, o.agents), game, 7)
                                    .collect(game);
+  const double gflop = iteration_gflop(o, game);
   {
     const nfv::MarlSettings s = make_settings(o, "cpu", "stacked");
-    const std::size_t width = o.width;
-    const nfv::MlpShape critic{static_cast<std::int64_t>(game.state_size() + o.agents * game.actions()),
-                               static_cast<std::int64_t>(width), static_cast<std::int64_t>(o.critic_depth), 1};
-    const auto critic_p = static_cast<std::size_t>(critic.parameters());
     std::printf("marl_iteration: %zu agents, width %zu, batch %zu (%zu copies x %zu steps), t_gossip %zu, K %zu, critic depth %zu "
-                "(%zu parameters per agent), actor depth %zu, graph %s, %d CPU threads\n",
-                o.agents, width, o.batch, game.copies(), o.episode, s.gossip_rounds, s.critic_steps, o.critic_depth, critic_p,
-                o.actor_depth, o.graph.c_str(), o.threads);
+                "(%lld parameters per agent), actor depth %zu, graph %s, %d CPU threads; about %.1f GFLOP an iteration\n",
+                o.agents, o.width, o.batch, game.copies(), o.episode, s.gossip_rounds, s.critic_steps, o.critic_depth,
+                static_cast<long long>(critic_shape(o, game).parameters()), o.actor_depth, o.graph.c_str(), o.threads, gflop);
   }
+
   std::vector<std::string> gpu_kinds{"static"};
 #ifdef NFV_CUDA_GRAPHS
   if (o.with_graph) gpu_kinds.push_back("graph");
@@ -288,7 +310,8 @@ int run(const Options& o) {
   }
   // Every variant of a device is made and warmed up first, then timed in
   // turns, --rounds times: a machine whose speed drifts slows them alike.
-  std::printf("%-5s %-8s %10s %14s%s\n", "dev", "variant", "iterations", "ms/iteration", o.rounds > 1 ? "   (median; min, max of rounds)" : "");
+  std::printf("%-5s %-8s %10s %14s %10s%s\n", "dev", "variant", "iterations", "ms/iteration", "GFLOP/s",
+              o.rounds > 1 ? "   (ms: median; min, max of rounds)" : "");
   for (const std::string& device : o.devices) {
     std::vector<Variant> variants;
     for (const std::string& layout : o.layouts) variants.push_back({layout, layout, "update"});
@@ -318,7 +341,7 @@ int run(const Options& o) {
       std::sort(sorted.begin(), sorted.end());
       const double median = sorted[sorted.size() / 2];
       ms[device + " " + v.name] = median;
-      std::printf("%-5s %-8s %10zu %14.3f", device.c_str(), v.name.c_str(), v.iterations, median);
+      std::printf("%-5s %-8s %10zu %14.3f %10.1f", device.c_str(), v.name.c_str(), v.iterations, median, gflop / median * 1e3);
       if (sorted.size() > 1) std::printf("   (%.3f, %.3f)", sorted.front(), sorted.back());
       std::printf("\n");
       if (csv.is_open())
@@ -358,6 +381,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each figure as it comes, through a pipe too
   try {
     return run(parse_options(argc, argv));
   } catch (const std::exception& e) {

@@ -4,7 +4,8 @@
 # pugixml. Configures a build folder with those left out, builds only marl/,
 # its tests and bench/marl_iteration, runs the static-update test, the
 # benchmark (CPU on every core vs CUDA, stacked vs looped, update() vs static
-# buffers vs the CUDA graph, in one run) and then the marl tests. Each phase
+# buffers vs the CUDA graph, in one run), the marl tests, and the benchmark
+# again with one TD step per iteration if time is left. Each phase
 # has a time cap and the whole run stays under NFV_GPU_BUDGET_S (285 s): a
 # phase that fails or runs out is reported and the next ones go on where they
 # can. When the CUDA-graph part does not build, it is built again without it
@@ -169,9 +170,17 @@ if [ -x "$BUILD/bench/marl_iteration" ]; then
   fi
 fi
 [ -x "$BUILD/tests/marl_tests" ] && phase test_marl 90 meson test -C "$BUILD" --no-rebuild --print-errorlogs marl marl_static_update
+# With what is left: the same with one TD step (K = 1), where launches
+# weigh more against the arithmetic.
+if [ -x "$BUILD/bench/marl_iteration" ]; then
+  NO_GRAPH=()
+  [ -f "$RESULTS/bench_without_graph.log" ] && NO_GRAPH=(--no-graph)
+  phase bench_k1 60 "$BUILD/bench/marl_iteration" "${NO_GRAPH[@]}" --critic-steps 1 --rounds 3 --seconds 1 \
+    --out "$RESULTS/k1" "${BENCH_ARGS[@]}"
+fi
 
 # --- What came out -----------------------------------------------------------
-for log in "$RESULTS/bench.log" "$RESULTS/bench_without_graph.log"; do
+for log in "$RESULTS/bench.log" "$RESULTS/bench_without_graph.log" "$RESULTS/bench_k1.log"; do
   [ -f "$log" ] && grep -E '^(marl_iteration:|check|cpu |cuda |stacked|cuda over|static|graph|best|one iteration)' "$log" >> "$SUMMARY"
 done
 note "total $((SECONDS - START)) s; results in $RESULTS"
