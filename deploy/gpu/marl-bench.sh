@@ -181,6 +181,8 @@ fi
 
 # --- What came out -----------------------------------------------------------
 for log in "$RESULTS/bench.log" "$RESULTS/bench_without_graph.log" "$RESULTS/bench_k1.log"; do
-  [ -f "$log" ] && grep -E '^(marl_iteration:|check|cpu |cuda |stacked|cuda over|static|graph|best|one iteration)' "$log" >> "$SUMMARY"
+  [ -f "$log" ] || continue
+  echo "-- $(basename "$log" .log)" >> "$SUMMARY"
+  grep -E '^(marl_iteration:|check|cpu |cuda |stacked|cuda over|static|graph|best|one iteration)' "$log" >> "$SUMMARY"
 done
 note "total $((SECONDS - START)) s; results in $RESULTS"
