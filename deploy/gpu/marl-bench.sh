@@ -114,9 +114,11 @@ CUDA_INCLUDE="$(cuda_include)"
 note "torch: $TORCH_MODE; cmake prefix '${CMAKE_PREFIX}'; package '${TORCH_DIR}'; CUDA headers '${CUDA_INCLUDE:-none found}'"
 
 # --- Configure: the optional packages off, torch as found -----------------
-OPTIONS=(-Dbuildtype=release -Db_lto=false -Dtests=true
-  -Ddpdk=disabled -Dpcap=disabled -Dipopt=disabled -Dcbc=disabled -Dpugixml=disabled)
-[ -n "$CUDA_INCLUDE" ] && OPTIONS+=("-Dcpp_args=-isystem$CUDA_INCLUDE")
+# Every option that a fallback changes is given again: meson setup --wipe
+# keeps the options of the set-up before.
+OPTIONS=(-Dbuildtype=release -Db_lto=false -Dtests=true -Dmarl_cuda_graphs=auto
+  -Ddpdk=disabled -Dpcap=disabled -Dipopt=disabled -Dcbc=disabled -Dpugixml=disabled
+  "-Dcpp_args=${CUDA_INCLUDE:+-isystem$CUDA_INCLUDE}")
 
 # configure NAME TORCH_OPTIONS...: meson sets the folder up (afresh over
 # an earlier try) as phase NAME.
