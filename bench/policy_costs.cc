@@ -12,11 +12,14 @@
 //  3. with --drl FILE: the DRL policy of an nfv-train drl checkpoint, alone
 //     and guarded by online, with the forecast it trained with, next to
 //     online fed by that same forecast;
-//  4. decision time per slot (p50, p99) of every run.
+//  4. with --marl DIR: the decentralized placement agents of an nfv-train
+//     marl directory (last and best validation), next to their base plan,
+//     with the forecast they trained with, and the messages they exchange;
+//  5. decision time per slot (p50, p99) of every run.
 // Every forecaster first learns the last week of the train rows.
 //
 //   policy_costs [scenario options] [--online KEY=VALUE ...] [--policies LIST] [--forecasts LIST]
-//                [--rnn FILE | --rnn-epochs N] [--drl FILE] [--no-bound]
+//                [--rnn FILE | --rnn-epochs N] [--drl FILE] [--marl DIR] [--no-bound]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +29,7 @@
 #include <string>
 
 #include "drl_policy.h"
+#include "marl_policy.h"
 #include "episode.h"
 #include "offline_optimum.h"
 #include "option_values.h"
@@ -48,6 +52,8 @@ the runs:
   --rnn-epochs N         at most N epochs for that (default 12)
   --drl FILE             also the DRL policy of this checkpoint (nfv-train drl),
                          alone and guarded by online, with its own forecast
+  --marl DIR             also the MARL placement agents of this directory
+                         (nfv-train marl), last and best, and their base plan
   --no-bound             skip the offline optimum's lower bound
 )";
 
@@ -86,7 +92,7 @@ int main(int argc, char** argv) {
   nfv::PolicyParams online_params;
   std::vector<std::string> policies{"static", "threshold", "online"};
   std::vector<std::string> forecasts{"persistence", "ewma", "holt_winters", "rnn", "oracle"};
-  std::string rnn_checkpoint, drl_checkpoint;
+  std::string rnn_checkpoint, drl_checkpoint, marl_directory;
   std::size_t rnn_epochs = 12;
   bool bound_wanted = true;
   try {
@@ -108,6 +114,7 @@ int main(int argc, char** argv) {
       else if (option == "--forecasts") forecasts = nfv::option_list(value);
       else if (option == "--rnn") rnn_checkpoint = value;
       else if (option == "--drl") drl_checkpoint = value;
+      else if (option == "--marl") marl_directory = value;
       else if (option == "--rnn-epochs") rnn_epochs = nfv::option_count(option, value);
       else throw std::invalid_argument("unknown option '" + option + "' (--help)");
     }
@@ -200,6 +207,21 @@ int main(int argc, char** argv) {
           serving.horizon);
       run(rows, "online + " + serving.forecast, nfv::make_policy("online", online_params, {model, arrivals->mapping}),
           start, spec, serving.horizon);
+    }
+
+    // 4. The MARL placement agents, with the forecast and horizon they trained with.
+    if (!marl_directory.empty()) {
+      auto last = nfv::load_marl_policy(marl_directory, {model, arrivals->mapping});
+      const std::shared_ptr<const nfv::SiteLayout> layout = last->layout();
+      const nfv::ForecastSpec spec = nfv::parse_forecast_spec(layout->settings().forecast);
+      const std::size_t horizon = layout->settings().horizon;
+      run(rows, "marl", std::move(last), start, spec, horizon);
+      run(rows, "marl (best validation)", nfv::load_marl_policy(marl_directory, {model, arrivals->mapping}, true), start,
+          spec, horizon);
+      run(rows, "marl base plan", std::make_unique<nfv::MarlPolicy>(layout, nullptr), start, spec, horizon);
+      std::printf("  marl: each slot every site sends its %zu features to its %s neighbours: %llu bytes per slot\n",
+                  nfv::SiteLayout::kSiteFeatures, layout->settings().graph.c_str(),
+                  static_cast<unsigned long long>(layout->message_bytes_per_slot()));
     }
 
     double bound = 0;

@@ -22,6 +22,11 @@ echo
 echo
 (cd "$ROOT" && "$BUILD/bench/predictor_accuracy" --out "$OUT/predictor")
 echo
+# The MARL placement agents (one per Abilene site), trained on March, then
+# next to threshold and online on April's slots.
+(cd "$ROOT" && "$BUILD/scaler/nfv-train" marl --volume-scale 200 --site-capacity 64 --quiet --out "$OUT/marl-placement" &&
+  "$BUILD/bench/policy_costs" --site-capacity 64 --policies threshold,online --forecasts "" --no-bound --marl "$OUT/marl-placement")
+echo
 "$BUILD/bench/marl_spread" --out "$OUT/marl" 2>/dev/null
 echo
 # One marl/ training iteration, stacked vs looped (and CUDA where there is

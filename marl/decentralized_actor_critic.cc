@@ -47,12 +47,12 @@ double spread(const torch::Tensor& flat) {
 }  // namespace
 
 struct DecentralizedActorCritic::Networks {
-  Networks(const MarlSettings& s, const MixingMatrix& graph, const MarlEnvironment& env, std::uint64_t seed)
+  Networks(const MarlSettings& s, const MixingMatrix& graph, const MarlShape& env, std::uint64_t seed)
       : device(device_of(s.device)),
-        agents(static_cast<std::int64_t>(env.agents())),
-        actions(static_cast<std::int64_t>(env.actions())),
-        state_size(static_cast<std::int64_t>(env.state_size())),
-        observation_size(static_cast<std::int64_t>(env.observation_size())),
+        agents(static_cast<std::int64_t>(env.agents)),
+        actions(static_cast<std::int64_t>(env.actions)),
+        state_size(static_cast<std::int64_t>(env.state_size)),
+        observation_size(static_cast<std::int64_t>(env.observation_size)),
         critic(agents,
                {state_size + agents * actions, static_cast<std::int64_t>(s.critic_width), static_cast<std::int64_t>(s.critic_depth), 1},
                s.layout, device),
@@ -60,13 +60,20 @@ struct DecentralizedActorCritic::Networks {
               s.layout, device),
         gossip(graph, device) {
     std::vector<std::uint64_t> critic_seeds, actor_seeds;
-    for (std::size_t i = 0; i < env.agents(); ++i) {
+    for (std::size_t i = 0; i < env.agents; ++i) {
       critic_seeds.push_back(derive_seed(seed, kCritic));  // common w0
       actor_seeds.push_back(derive_seed(seed, agent_stream(kActor, i)));
       samplers.emplace_back(derive_seed(seed, agent_stream(kSampler, i)));
     }
     critic.initialize(critic_seeds);
     actor.initialize(actor_seeds, 0.01);  // near-uniform policies at the start
+    if (s.prior_logit > 0 && env.preferred_action >= 0 && env.preferred_action < actions) {
+      // The last layer's bias comes last in each agent's row.
+      torch::NoGradGuard no_grad;
+      torch::Tensor flat = actor.parameters();
+      flat.select(1, flat.size(1) - actions + env.preferred_action).add_(s.prior_logit);
+      actor.set_parameters(flat);
+    }
     critic_center = critic.parameters();
   }
 
@@ -109,6 +116,18 @@ struct DecentralizedActorCritic::Networks {
     return critic.forward(input.expand({agents, input.size(0), input.size(1)})).squeeze(-1);
   }
 
+  // Per agent i and sample: the mean over i's own actions b, under i's
+  // policy, of i's Q with a_i = b and the others' actions kept. [N, B].
+  torch::Tensor counterfactual_baseline(const torch::Tensor& input, const float* observations, std::int64_t rows) const {
+    const std::int64_t width = input.size(1);
+    torch::Tensor x = input.unsqueeze(0).unsqueeze(0).expand({agents, actions, rows, width}).clone();  // [N, A, B, in]
+    const torch::Tensor each = torch::eye(actions, input.options()).unsqueeze(1).expand({actions, rows, actions});
+    for (std::int64_t i = 0; i < agents; ++i) x[i].narrow(-1, state_size + i * actions, actions).copy_(each);
+    const torch::Tensor q = critic.forward(x.view({agents, actions * rows, width})).view({agents, actions, rows});
+    const torch::Tensor pi = torch::softmax(actor_logits(observations, rows), -1).transpose(1, 2);  // [N, A, B]
+    return (pi * q).sum(1);
+  }
+
   torch::Device device;
   std::int64_t agents, actions, state_size, observation_size;
   StackedMlp critic, actor;
@@ -119,12 +138,16 @@ struct DecentralizedActorCritic::Networks {
 
 DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
                                                    const MarlEnvironment& environment, std::uint64_t seed)
+    : DecentralizedActorCritic(settings, graph, MarlShape::of(environment), seed) {}
+
+DecentralizedActorCritic::DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph,
+                                                   const MarlShape& shape, std::uint64_t seed)
     : settings_(settings), seed_(seed) {
   validate(settings_);
-  if (graph.agents() != environment.agents())
+  if (graph.agents() != shape.agents)
     throw std::invalid_argument("marl: graph: " + std::to_string(graph.agents()) + " agents, the environment has " +
-                                std::to_string(environment.agents()));
-  nets_ = std::make_unique<Networks>(settings_, graph, environment, seed);
+                                std::to_string(shape.agents));
+  nets_ = std::make_unique<Networks>(settings_, graph, shape, seed);
 }
 
 DecentralizedActorCritic::~DecentralizedActorCritic() = default;
@@ -221,9 +244,13 @@ IterationStats DecentralizedActorCritic::update(const Rollout& rollout) {
   {
     torch::NoGradGuard no_grad;
     const torch::Tensor q = n.q_values(input);
-    signal = settings_.actor_signal == ActorSignal::q_value
-                 ? q
-                 : n.gossip.mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds);
+    switch (settings_.actor_signal) {
+      case ActorSignal::q_value: signal = q; break;
+      case ActorSignal::counterfactual: signal = q - n.counterfactual_baseline(input, rollout.observations.data(), samples); break;
+      case ActorSignal::consensus_td_error:
+        signal = n.gossip.mix(r + gamma * n.q_values(next_input) - q, settings_.gossip_rounds);
+        break;
+    }
   }
 
   // 4. Normalized policy-gradient step per agent.
@@ -290,7 +317,7 @@ namespace {
 std::vector<double> settings_numbers(const MarlSettings& s) {
   return {double(s.critic_width), double(s.critic_depth), double(s.actor_width), double(s.actor_depth),
           double(s.critic_steps), s.ball_radius, double(s.gossip_rounds), s.critic_step, s.actor_step, s.gamma,
-          s.reward_scale, double(s.actor_signal == ActorSignal::q_value), double(s.layout == NetworkLayout::looped)};
+          s.reward_scale, double(static_cast<int>(s.actor_signal)), double(s.layout == NetworkLayout::looped)};
 }
 
 MarlSettings settings_from(const std::vector<double>& v) {
@@ -307,7 +334,8 @@ MarlSettings settings_from(const std::vector<double>& v) {
   s.actor_step = v[8];
   s.gamma = v[9];
   s.reward_scale = v[10];
-  s.actor_signal = v[11] != 0 ? ActorSignal::q_value : ActorSignal::consensus_td_error;
+  if (v[11] < 0 || v[11] > 2) throw std::runtime_error("an unknown actor signal " + std::to_string(v[11]));
+  s.actor_signal = static_cast<ActorSignal>(static_cast<int>(v[11]));
   s.layout = v[12] != 0 ? NetworkLayout::looped : NetworkLayout::stacked;
   return s;
 }
@@ -344,6 +372,12 @@ void DecentralizedActorCritic::save(const std::string& path) const {
 std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const std::string& path, const MixingMatrix& graph,
                                                                          const MarlEnvironment& environment,
                                                                          const std::string& device) {
+  return load(path, graph, MarlShape::of(environment), device);
+}
+
+std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const std::string& path, const MixingMatrix& graph,
+                                                                         const MarlShape& environment,
+                                                                         const std::string& device) {
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(path, torch::kCPU);
@@ -362,8 +396,8 @@ std::unique_ptr<DecentralizedActorCritic> DecentralizedActorCritic::load(const s
     settings.device = device.empty() ? read_text("device") : device;
     std::vector<double> shape = tensor_numbers(read("shape"));
     if (shape.size() == 3) shape.push_back(shape[2]);  // made before actors had their own observations
-    const std::vector<double> here{double(environment.agents()), double(environment.actions()),
-                                   double(environment.state_size()), double(environment.observation_size())};
+    const std::vector<double> here{double(environment.agents), double(environment.actions),
+                                   double(environment.state_size), double(environment.observation_size)};
     if (shape != here)
       throw std::runtime_error("made for another environment (agents, actions, state and observation numbers: " +
                                describe(shape) + "; here " + describe(here) + ")");

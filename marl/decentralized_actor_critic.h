@@ -66,6 +66,8 @@ class DecentralizedActorCritic {
   // graph of another size, std::runtime_error for a device LibTorch lacks.
   DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlEnvironment& environment,
                            std::uint64_t seed);
+  DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlShape& shape,
+                           std::uint64_t seed);
   ~DecentralizedActorCritic();
   DecentralizedActorCritic(const DecentralizedActorCritic&) = delete;
   DecentralizedActorCritic& operator=(const DecentralizedActorCritic&) = delete;
@@ -88,6 +90,9 @@ class DecentralizedActorCritic {
   // was made for another number of agents, actions or state size.
   static std::unique_ptr<DecentralizedActorCritic> load(const std::string& path, const MixingMatrix& graph,
                                                         const MarlEnvironment& environment, const std::string& device = "");
+  // The same for serving, where there is no environment, only its shape.
+  static std::unique_ptr<DecentralizedActorCritic> load(const std::string& path, const MixingMatrix& graph,
+                                                        const MarlShape& shape, const std::string& device = "");
 
   // Every agent's action probabilities given its observation:
   // observations [agents x observation_size] -> [agents x actions].

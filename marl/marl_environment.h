@@ -13,6 +13,15 @@
 
 namespace nfv {
 
+class MarlEnvironment;
+
+// The numbers agents are made for: what a checkpoint must match.
+struct MarlShape {
+  std::size_t agents = 0, actions = 0, state_size = 0, observation_size = 0;
+  std::int64_t preferred_action = -1;
+  static MarlShape of(const MarlEnvironment& environment);
+};
+
 class MarlEnvironment {
  public:
   virtual ~MarlEnvironment() = default;
@@ -32,6 +41,9 @@ class MarlEnvironment {
   // A decentralized game gives each agent its own part of the state and
   // what its neighbours tell it; the default is the whole state for all.
   virtual std::size_t observation_size() const { return state_size(); }
+  // An action the agents' policies start out favouring (MarlSettings::
+  // prior_logit), e.g. the one that keeps a known-good plan; -1: none.
+  virtual std::int64_t preferred_action() const { return -1; }
   virtual void observe(std::span<const float> states, std::span<float> observations) const {
     const std::size_t s = state_size(), n = agents(), rows = states.size() / s;
     for (std::size_t r = 0; r < rows; ++r)
@@ -40,5 +52,9 @@ class MarlEnvironment {
                     observations.begin() + static_cast<std::ptrdiff_t>((r * n + i) * s));
   }
 };
+
+inline MarlShape MarlShape::of(const MarlEnvironment& e) {
+  return {e.agents(), e.actions(), e.state_size(), e.observation_size(), e.preferred_action()};
+}
 
 }  // namespace nfv

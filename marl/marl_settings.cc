@@ -28,6 +28,8 @@ void validate(const MarlSettings& s) {
   positive("critic_step (alpha)", s.critic_step);
   positive("actor_step (beta)", s.actor_step);
   positive("reward_scale", s.reward_scale);
+  if (!(s.prior_logit >= 0) || !std::isfinite(s.prior_logit))
+    throw std::invalid_argument("marl: prior_logit: expected a finite number >= 0, got " + std::to_string(s.prior_logit));
   if (!(s.gamma >= 0 && s.gamma < 1)) throw std::invalid_argument("marl: gamma: expected a number in [0, 1), got " + std::to_string(s.gamma));
   if (s.device != "cpu" && s.device != "cuda") throw std::invalid_argument("marl: device: expected cpu or cuda, got '" + s.device + "'");
 }
@@ -35,7 +37,8 @@ void validate(const MarlSettings& s) {
 ActorSignal parse_actor_signal(const std::string& option, const std::string& text) {
   if (text == "consensus_td") return ActorSignal::consensus_td_error;
   if (text == "q_value") return ActorSignal::q_value;
-  throw std::invalid_argument(option + ": expected consensus_td or q_value, got '" + text + "'");
+  if (text == "counterfactual") return ActorSignal::counterfactual;
+  throw std::invalid_argument(option + ": expected consensus_td, q_value or counterfactual, got '" + text + "'");
 }
 
 NetworkLayout parse_network_layout(const std::string& option, const std::string& text) {
@@ -44,7 +47,14 @@ NetworkLayout parse_network_layout(const std::string& option, const std::string&
   throw std::invalid_argument(option + ": expected stacked or looped, got '" + text + "'");
 }
 
-const char* to_string(ActorSignal signal) { return signal == ActorSignal::q_value ? "q_value" : "consensus_td"; }
+const char* to_string(ActorSignal signal) {
+  switch (signal) {
+    case ActorSignal::q_value: return "q_value";
+    case ActorSignal::counterfactual: return "counterfactual";
+    case ActorSignal::consensus_td_error: break;
+  }
+  return "consensus_td";
+}
 const char* to_string(NetworkLayout layout) { return layout == NetworkLayout::looped ? "looped" : "stacked"; }
 
 }  // namespace nfv

@@ -8,9 +8,12 @@
 namespace nfv {
 
 // What multiplies grad log pi_i in agent i's actor step: the TD error
-// averaged by gossip (the algorithm), or agent i's own Q value after
-// consensus (the paper's ablation).
-enum class ActorSignal { consensus_td_error, q_value };
+// averaged by gossip (the algorithm), agent i's own Q value after
+// consensus (the paper's ablation), or agent i's counterfactual advantage
+// with its consensus critic: Q(s, a) minus the mean of Q over agent i's own
+// actions under its policy, the others' kept (COMA's baseline; not the
+// paper's, whose TD error has zero mean once a Q critic is right).
+enum class ActorSignal { consensus_td_error, q_value, counterfactual };
 
 // How the N agents' networks are held: one set of tensors with a leading
 // agent dimension, trained with batched matmuls (stacked), or N separate
@@ -29,6 +32,10 @@ struct MarlSettings {
   double actor_step = 0.05;       // beta: the length of each normalized actor step
   double gamma = 0.9;
   double reward_scale = 1;        // rewards x this before learning (the critic's units)
+  // The actors' initial logit of the environment's preferred action, over
+  // the others' (0: start near uniform, as the paper does). Only where
+  // training starts from; a checkpoint holds what came of it.
+  double prior_logit = 0;
   ActorSignal actor_signal = ActorSignal::consensus_td_error;
   NetworkLayout layout = NetworkLayout::stacked;
   std::string device = "cpu";     // cpu | cuda

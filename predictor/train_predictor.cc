@@ -65,12 +65,6 @@ struct Options {
   bool quiet = false;
 };
 
-std::size_t positive(const std::string& option, const std::string& text) {
-  const std::size_t value = nfv::option_count(option, text);
-  if (value == 0) throw std::invalid_argument(option + ": expected at least 1, got '" + text + "'");
-  return value;
-}
-
 Options parse_options(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -95,9 +89,9 @@ Options parse_options(int argc, char** argv) {
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument("--model: " + std::string(e.what()));
       }
-    } else if (option == "--hidden") o.config.hidden = positive(option, value);
-    else if (option == "--layers") o.config.layers = positive(option, value);
-    else if (option == "--horizon") o.config.horizon = positive(option, value);
+    } else if (option == "--hidden") o.config.hidden = nfv::option_positive_count(option, value);
+    else if (option == "--layers") o.config.layers = nfv::option_positive_count(option, value);
+    else if (option == "--horizon") o.config.horizon = nfv::option_positive_count(option, value);
     else if (option == "--quantiles") {
       std::stringstream in(value);
       for (std::string part; std::getline(in, part, ',');) {
@@ -105,16 +99,16 @@ Options parse_options(int argc, char** argv) {
         if (!(level > 0 && level < 1)) throw std::invalid_argument(option + ": levels must be in (0, 1), got '" + part + "'");
         o.config.quantiles.push_back(level);
       }
-    } else if (option == "--period") o.period = positive(option, value);
-    else if (option == "--epochs") o.settings.max_epochs = positive(option, value);
-    else if (option == "--patience") o.settings.patience = positive(option, value);
+    } else if (option == "--period") o.period = nfv::option_positive_count(option, value);
+    else if (option == "--epochs") o.settings.max_epochs = nfv::option_positive_count(option, value);
+    else if (option == "--patience") o.settings.patience = nfv::option_positive_count(option, value);
     else if (option == "--validation") o.settings.validation_slots = nfv::option_count(option, value);
-    else if (option == "--sequence") o.settings.sequence_slots = positive(option, value);
+    else if (option == "--sequence") o.settings.sequence_slots = nfv::option_positive_count(option, value);
     else if (option == "--burn-in") o.settings.burn_in_slots = nfv::option_count(option, value);
-    else if (option == "--batch") o.settings.batch = positive(option, value);
+    else if (option == "--batch") o.settings.batch = nfv::option_positive_count(option, value);
     else if (option == "--lr") o.settings.learning_rate = nfv::option_number(option, value);
     else if (option == "--seed") o.settings.seed = nfv::option_count(option, value);
-    else if (option == "--threads") o.threads = static_cast<int>(positive(option, value));
+    else if (option == "--threads") o.threads = static_cast<int>(nfv::option_positive_count(option, value));
     else if (option == "--out") o.out = value;
     else if (option == "--curve") o.curve = value;
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");

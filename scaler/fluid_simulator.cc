@@ -44,6 +44,10 @@ FluidSimulator::FluidSimulator(std::shared_ptr<const SystemModel> model)
   outcome_.usage.started_per_site.assign(m.sites(), 0.0);
   outcome_.usage.bytes_per_link.assign(m.topology().links.size(), 0.0);
   outcome_.chain_cost.assign(m.chains(), CostBreakdown{});
+  outcome_.site_cost.assign(m.sites(), CostBreakdown{});
+  site_dropped_.assign(m.sites(), 0.0);
+  site_late_.assign(m.sites(), 0.0);
+  chain_served_.assign(m.sites(), 0.0);
 }
 
 void FluidSimulator::reset(const Plan& running, std::size_t first_slot, std::span<const double> rates_before) {
@@ -84,6 +88,9 @@ const SlotOutcome& FluidSimulator::step(const Plan& plan, std::span<const double
   std::fill(instances_.begin(), instances_.end(), 0);
   std::fill(split_.begin(), split_.end(), 0.0);
   std::fill(outcome_.chain_cost.begin(), outcome_.chain_cost.end(), CostBreakdown{});
+  std::fill(outcome_.site_cost.begin(), outcome_.site_cost.end(), CostBreakdown{});
+  std::fill(site_dropped_.begin(), site_dropped_.end(), 0.0);
+  std::fill(site_late_.begin(), site_late_.end(), 0.0);
   const CostModel& prices = m.cost_model();
   for (const PoolPlan& pool : plan.pools) {
     const std::size_t at = m.pool_index()(pool.chain, pool.hop, pool.site);
@@ -96,6 +103,9 @@ const SlotOutcome& FluidSimulator::step(const Plan& plan, std::span<const double
     CostBreakdown& chain_cost = outcome_.chain_cost[pool.chain];
     chain_cost.operating += prices.operating(pool.site, pool.instances);
     chain_cost.deployment += prices.deployment(pool.site, started);
+    CostBreakdown& site_cost = outcome_.site_cost[pool.site];
+    site_cost.operating += prices.operating(pool.site, pool.instances);
+    site_cost.deployment += prices.deployment(pool.site, started);
   }
 
   Observation& obs = outcome_.observation;
@@ -107,6 +117,8 @@ const SlotOutcome& FluidSimulator::step(const Plan& plan, std::span<const double
     outcome_.total += obs.chains[c];
     outcome_.chain_cost[c].sla_penalty = prices.sla_penalty(obs.chains[c].dropped + obs.chains[c].late);
   }
+  for (std::size_t s = 0; s < m.sites(); ++s)
+    outcome_.site_cost[s].sla_penalty = prices.sla_penalty(site_dropped_[s] + site_late_[s]);
   usage.dropped_packets = outcome_.total.dropped;
   usage.late_packets = outcome_.total.late;
 
@@ -138,6 +150,7 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
   from_site_[chain.ingress] = traffic.arrived;
   double hop_input = traffic.arrived;
   double backlog_before = 0;
+  std::fill(chain_served_.begin(), chain_served_.end(), 0.0);
 
   for (std::size_t h = 0; h < chain.vnfs.size(); ++h) {
     const std::size_t first_pool = m.pool_index()(c, h, 0);
@@ -171,6 +184,8 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
       const double waiting = offered - served;
       const double queued = std::min(waiting, instances * queue_per_instance);
       traffic.dropped += waiting - queued;
+      site_dropped_[s] += waiting - queued;
+      chain_served_[s] += served;
       backlog_before += backlog;
       traffic.backlog += queued;
       backlog_[pool] = queued;
@@ -225,6 +240,10 @@ void FluidSimulator::run_chain(std::size_t c, double arrival_pps) {
     } else {
       traffic.p99_latency_ms = INFINITY;
     }
+    double served_anywhere = 0;
+    for (double served : chain_served_) served_anywhere += served;
+    if (traffic.late > 0 && served_anywhere > 0)
+      for (std::size_t s = 0; s < sites; ++s) site_late_[s] += traffic.late * chain_served_[s] / served_anywhere;
   }
   outcome_.observation.chains[c] = traffic;
 }
@@ -347,6 +366,7 @@ void FluidSimulator::carry(std::size_t chain, std::size_t from, std::size_t to, 
   for (std::size_t link : model_->route_links(from, to)) {
     outcome_.usage.bytes_per_link[link] += packets;
     outcome_.chain_cost[chain].wan += prices.wan(link, bytes);
+    outcome_.site_cost[from].wan += prices.wan(link, bytes);
   }
 }
 

@@ -31,6 +31,13 @@ struct SlotOutcome {
   // missed packets. The chains' shares add up to `cost`. Learning policies
   // use it to credit each chain's decisions with their own cost.
   std::vector<CostBreakdown> chain_cost;
+  // The same cost, each site's share: the operating and deployment cost of
+  // its instances, the WAN cost of the traffic it sends (to the next hop's
+  // site or the egress), the SLA penalty of the packets its pools dropped
+  // and of its part of each chain's late packets (in proportion to the
+  // chain's packets it served). The sites' shares add up to `cost`:
+  // per-site agents learn from it.
+  std::vector<CostBreakdown> site_cost;
 };
 
 class FluidSimulator {
@@ -100,6 +107,9 @@ class FluidSimulator {
   std::vector<HopSite> hop_sites_;            // max hops x sites
   std::vector<std::size_t> hop_site_count_;
   std::vector<RouteLatency> routes_;          // of the chain being run
+  std::vector<double> site_dropped_;          // packets, this slot
+  std::vector<double> site_late_;             // packets, this slot
+  std::vector<double> chain_served_;          // per site: the chain being run's packets served there, all hops
   SlotOutcome outcome_;
 };
 

@@ -5,7 +5,7 @@
 // 1-s slot through their control APIs. Drops stay within 1% of the packets,
 // the instance counts follow the traffic, and a policy switch
 // (`nfvctl policy set threshold`) shows in the journal within one slot while
-// the pods keep forwarding. The drl policy does the same on the same pods.
+// the pods keep forwarding. The drl and marl policies do the same on the same pods.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -325,6 +325,72 @@ TEST(ScalerWithPods, DrlServesThePodsWithinOnePercentDropsAndSwitchesLiveToOnlin
   EXPECT_GT(agent_slots, 0u) << "the guard decided every drl slot";
   std::printf("drl pods: lost %.0f of %.0f packets; drl slots: %zu by the agent, %zu by its guard\n", totals.lost,
               totals.sent, agent_slots, guarded_slots);
+}
+
+// The marl policy on the same pods: nfv-train marl trains the three sites'
+// agents on this system over March, and the scaler serves them kept to the
+// pods' pools (candidates=plan), each site's actor deciding its part of the
+// plan. Switched live marl -> online -> marl through nfvctl while traffic
+// flows: drops stay within 1% of the packets, and the journal shows the
+// three stretches and, in marl's, what the sites chose.
+TEST(ScalerWithPods, MarlServesThePodsWithinOnePercentDropsAndSwitchesLiveToOnlineAndBack) {
+  const std::string dir = make_temp_dir("scaler_marl_pods");
+  write_file(dir + "/trace.csv", rate_trace_to_csv(compressed_day()));
+  write_file(dir + "/train.csv", rate_trace_to_csv(abilene_slots(0, SIZE_MAX)));  // March: it serves April
+  write_file(dir + "/topology.yaml", three_sites(16));
+  write_file(dir + "/plan.yaml", kStartingPlan);
+  // The same planning margins and per-packet penalty as the drl agent's above.
+  const CommandResult trained = run_command(
+      required_env("NFV_TRAIN") + std::string(" marl --topology ") + dir + "/topology.yaml --trace " + dir +
+          "/train.csv --slot-seconds 1 --packet-bytes 128 --queue-packets 512 --sla-basis packet --sla-penalty 0.01" +
+          " --forecast persistence --horizon 1 --headroom 1.3 --iterations 20 --copies 4 --episode 24 --validation 96" +
+          " --validate-every 10 --width 32 --depth 2 --quiet --out " + dir + "/marl",
+      300);
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  const std::string params = "checkpoints=" + dir + "/marl plan=" + dir + "/plan.yaml candidates=plan";
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: marl, params: {checkpoints: " + dir + "/marl, plan: " + dir +
+                                                             "/plan.yaml, candidates: plan}}") +
+                                      "sla_basis: packet\nsla_penalty: 0.01\n");
+  AbilenePods pods = start_abilene_pods(dir, "sm_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
+  ReplayRun replay = start_replay(dir, "sm_replay", abilene_replay_yaml(dir, "sm_replay"), "1", {"--quiet"});
+  await_pod_controls(pods);
+  Subprocess scaler({required_env("NFV_SCALER"), "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
+
+  const std::uint64_t to_online = await_next_slot(12);
+  ASSERT_GE(to_online, 12u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  CommandResult set = run_command(scaler_nfvctl() + "policy set online plan=" + dir + "/plan.yaml candidates=plan utilisation=0.75", 5);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+  const std::uint64_t to_marl = await_next_slot(24);
+  ASSERT_GE(to_marl, 24u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  set = run_command(scaler_nfvctl() + "policy set marl " + params, 5);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+
+  ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
+  ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  stop_pods(pods);
+
+  const ReplayTotals totals = replay_totals(replay);
+  ASSERT_GT(totals.sent, 0);
+  EXPECT_LE(totals.lost, 0.01 * totals.sent) << "lost " << totals.lost << " of " << totals.sent << "\n" << read_file(dir + "/scaler.out");
+
+  std::vector<std::string> stretches;
+  std::size_t marl_slots = 0;
+  for (const auto& e : Journal::read(dir + "/journal.jsonl")) {
+    EXPECT_TRUE(e.error().empty()) << "slot " << e.slot() << ": " << e.error();
+    if (stretches.empty() || stretches.back() != e.policy().name()) stretches.push_back(e.policy().name());
+    if (e.policy().name() != "marl" || e.slot() == 0) continue;
+    ++marl_slots;
+    EXPECT_NE(e.reason().find("site actions"), std::string::npos) << "slot " << e.slot() << ": " << e.reason();
+    for (const auto& pool : e.plan())
+      EXPECT_TRUE((pool.chain() == "video" && pool.hop() == 1 && pool.site() == "NYCMng") ||
+                  (pool.chain() == "video" && pool.hop() == 2 && pool.site() == "CHINng") ||
+                  (pool.chain() == "calls" && pool.hop() == 1 && pool.site() == "CHINng"))
+          << "slot " << e.slot() << ": " << pool.chain() << " hop " << pool.hop() << " at " << pool.site();
+  }
+  EXPECT_EQ(stretches, (std::vector<std::string>{"marl", "online", "marl"})) << read_file(dir + "/scaler.out");
+  EXPECT_GT(marl_slots, 12u);
+  std::printf("marl pods: lost %.0f of %.0f packets; %zu slots decided by the sites' agents\n", totals.lost, totals.sent,
+              marl_slots);
 }
 
 // A plan one pod refuses changes no pod: every pod checks it first (a dry

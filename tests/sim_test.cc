@@ -433,8 +433,9 @@ TEST(PlanFile, ErrorsNameTheFileLineAndField) {
 
 // Each chain's share of a slot's cost (what learning policies credit each
 // chain with) adds up to the slot's cost, term by term, on Abilene's April
-// traffic under online's plans, which use the WAN and drop some traffic.
-TEST(FluidSimulator, ChainCostsAddUpToTheSlotCost) {
+// traffic under online's plans, which use the WAN and drop some traffic; so
+// do the sites' shares (what per-site agents learn from).
+TEST(FluidSimulator, ChainAndSiteCostsAddUpToTheSlotCost) {
   if (!policy_names().contains("online")) GTEST_SKIP() << "built without Ipopt: no online policy to make the plans";
   const Scenario scenario = test::abilene_scenario(200);
   FluidSimulator simulator(scenario.model);
@@ -450,11 +451,18 @@ TEST(FluidSimulator, ChainCostsAddUpToTheSlotCost) {
     EXPECT_NEAR(chains.deployment, outcome.cost.deployment, 1e-9 * (1 + outcome.cost.deployment));
     EXPECT_NEAR(chains.wan, outcome.cost.wan, 1e-9 * (1 + outcome.cost.wan));
     EXPECT_NEAR(chains.sla_penalty, outcome.cost.sla_penalty, 1e-9 * (1 + outcome.cost.sla_penalty));
+    CostBreakdown sites;
+    for (const CostBreakdown& c : outcome.site_cost) sites += c;
+    EXPECT_NEAR(sites.operating, outcome.cost.operating, 1e-9 * (1 + outcome.cost.operating));
+    EXPECT_NEAR(sites.deployment, outcome.cost.deployment, 1e-9 * (1 + outcome.cost.deployment));
+    EXPECT_NEAR(sites.wan, outcome.cost.wan, 1e-9 * (1 + outcome.cost.wan));
+    EXPECT_NEAR(sites.sla_penalty, outcome.cost.sla_penalty, 1e-9 * (1 + outcome.cost.sla_penalty));
     sum_of_slots += outcome.cost;
     plan = online->decide(outcome.observation, persistence_forecast(outcome.observation, 1));
   }
   EXPECT_GT(sum_of_slots.wan, 0);
   EXPECT_GT(sum_of_slots.deployment, 0);
+  EXPECT_GT(sum_of_slots.sla_penalty, 0);
 }
 
 }  // namespace

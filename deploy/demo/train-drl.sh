@@ -23,7 +23,7 @@ WORK="$(mktemp -d /tmp/nfv-demo-drl-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 "$BUILD/tools/nfv-trace" columns --trace "$NFV_SHARED_DATA/traffic/abilene/abilene_tm_5min_mbps.csv" \
   --trace-unit Mbit/s --block 0 --column 'NYCMng->IPLSng=video' --column 'CHINng->NYCMng=calls' > "$WORK/march.csv"
-"$BUILD/scaler/drl/nfv-train" drl --topology "$HERE/topology.yaml" --trace "$WORK/march.csv" --resample 1800 \
+"$BUILD/scaler/nfv-train" drl --topology "$HERE/topology.yaml" --trace "$WORK/march.csv" --resample 1800 \
   --slot-seconds 1 --packet-bytes 128 --queue-packets 512 --volume-scale 0.256 --sla-basis packet --sla-penalty 0.01 \
   --forecast persistence --horizon 1 --headroom 1.3 --envs 4 --steps 400 --validate-every 50 --hidden 32 --seed 1 \
   --quiet --out "$WORK/drl.pt" "$@"

@@ -99,12 +99,6 @@ struct Options {
   bool quiet = false;
 };
 
-std::size_t positive(const std::string& option, const std::string& text) {
-  const std::size_t value = nfv::option_count(option, text);
-  if (value == 0) throw std::invalid_argument(option + ": expected at least 1, got '" + text + "'");
-  return value;
-}
-
 double positive_number(const std::string& option, const std::string& text) {
   const double value = nfv::option_number(option, text);
   if (!(value > 0)) throw std::invalid_argument(option + ": expected a positive number, got '" + text + "'");
@@ -144,12 +138,12 @@ Options parse_options(int argc, char** argv) {
     const std::string value = argv[++i];
     if (nfv::scenario_option(option, value, o.scenario)) continue;
     nfv::DrlTrainSettings& s = o.settings;
-    if (option == "--envs") s.envs = positive(option, value);
-    else if (option == "--steps") s.steps = positive(option, value);
-    else if (option == "--episode") s.episode_slots = positive(option, value);
-    else if (option == "--validation") s.validation_slots = positive(option, value);
+    if (option == "--envs") s.envs = nfv::option_positive_count(option, value);
+    else if (option == "--steps") s.steps = nfv::option_positive_count(option, value);
+    else if (option == "--episode") s.episode_slots = nfv::option_positive_count(option, value);
+    else if (option == "--validation") s.validation_slots = nfv::option_positive_count(option, value);
     else if (option == "--validate-every") s.validate_every = nfv::option_count(option, value);
-    else if (option == "--horizon") s.horizon = positive(option, value);
+    else if (option == "--horizon") s.horizon = nfv::option_positive_count(option, value);
     else if (option == "--headroom") s.scale.headroom = positive_number(option, value);
     else if (option == "--sites-per-hop") s.scale.sites_per_hop = nfv::option_count(option, value);
     else if (option == "--forecast") s.forecast = nfv::parse_forecast_spec(value);
@@ -168,10 +162,10 @@ Options parse_options(int argc, char** argv) {
     } else if (option == "--critic-warmup") s.critic_warmup = nfv::option_count(option, value);
     else if (option == "--explore") s.explore_noise = nfv::option_number(option, value);
     else if (option == "--explore-theta") s.explore_theta = nfv::option_number(option, value);
-    else if (option == "--batch") s.batch = positive(option, value);
-    else if (option == "--updates") s.updates_per_step = positive(option, value);
-    else if (option == "--replay") s.replay.capacity = positive(option, value);
-    else if (option == "--hidden") s.agent.hidden = positive(option, value);
+    else if (option == "--batch") s.batch = nfv::option_positive_count(option, value);
+    else if (option == "--updates") s.updates_per_step = nfv::option_positive_count(option, value);
+    else if (option == "--replay") s.replay.capacity = nfv::option_positive_count(option, value);
+    else if (option == "--hidden") s.agent.hidden = nfv::option_positive_count(option, value);
     else if (option == "--gamma") s.agent.gamma = nfv::option_number(option, value);
     else if (option == "--actor-lr") s.agent.actor_lr = positive_number(option, value);
     else if (option == "--critic-lr") s.agent.critic_lr = positive_number(option, value);
@@ -179,7 +173,7 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--bc-alpha") s.agent.bc_alpha = nfv::option_number(option, value);
     else if (option == "--device") s.agent.device = value;
     else if (option == "--seed") s.seed = nfv::option_count(option, value);
-    else if (option == "--threads") o.threads = static_cast<int>(positive(option, value));
+    else if (option == "--threads") o.threads = static_cast<int>(nfv::option_positive_count(option, value));
     else if (option == "--env-threads") s.threads = nfv::option_count(option, value);
     else if (option == "--out") s.out = value;
     else if (option == "--checkpoint-every") s.checkpoint_every = nfv::option_count(option, value);
