@@ -28,4 +28,8 @@ echo
   "$BUILD/bench/policy_costs" --site-capacity 64 --policies threshold,online --forecasts "" --no-bound --marl "$OUT/marl-placement")
 echo
 "$BUILD/bench/marl_spread" --out "$OUT/marl" 2>/dev/null
+echo
+# One marl/ training iteration, stacked vs looped (and CUDA where there is
+# one): about 20 s an iteration on two cores with the reference BLAS.
+"$BUILD/bench/marl_iteration" --warmup 1 --min-iterations 2 --out "$OUT/marl"
 echo "(work files in $OUT)"

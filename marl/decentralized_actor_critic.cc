@@ -11,6 +11,7 @@
 #include "checkpoint_archive.h"
 #include "gossip.h"
 #include "stacked_mlp.h"
+#include "static_update.h"
 
 namespace nfv {
 
@@ -349,6 +350,11 @@ void DecentralizedActorCritic::set_graph(const MixingMatrix& graph) {
 }
 
 const GossipTraffic& DecentralizedActorCritic::traffic() const { return nets_->links->traffic(); }
+
+LearnerTensors DecentralizedActorCritic::tensors() {
+  Networks& n = *nets_;
+  return {n.critic, n.actor, n.critic_center, n.gossip, n.device, n.agents, n.actions, n.state_size, n.observation_size};
+}
 
 std::vector<float> DecentralizedActorCritic::critic_parameters(std::size_t agent) const {
   return row_of(nets_->critic.parameters(), static_cast<std::size_t>(nets_->row_of_agent(agent)));

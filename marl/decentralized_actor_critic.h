@@ -41,6 +41,7 @@
 namespace nfv {
 
 class AgentLinks;
+struct LearnerTensors;  // static_update.h
 
 struct IterationStats {
   double team_return = 0;          // per episode: the team's rewards summed over its steps, averaged over copies
@@ -138,6 +139,10 @@ class DecentralizedActorCritic {
   std::vector<float> actor_parameters(std::size_t agent) const;
 
  private:
+  // Another path through update()'s math, for CUDA graphs (static_update.h).
+  friend class StaticUpdate;
+  LearnerTensors tensors();
+
   struct Networks;
   DecentralizedActorCritic(const MarlSettings& settings, const MixingMatrix& graph, const MarlShape& shape,
                            std::uint64_t seed, std::vector<std::size_t> held, std::unique_ptr<AgentLinks> links);

@@ -96,6 +96,11 @@ void StackedMlp::zero_grad() {
     if (t.grad().defined()) t.mutable_grad().zero_();
 }
 
+const torch::Tensor& StackedMlp::stacked() const {
+  if (layout_ != NetworkLayout::stacked) throw std::logic_error("stacked MLP: the looped layout has no single parameter tensor");
+  return flats_[0];
+}
+
 torch::Tensor StackedMlp::row(std::int64_t agent) const {
   if (layout_ == NetworkLayout::stacked) return flats_[0][agent];
   return flats_[static_cast<std::size_t>(agent)][0];

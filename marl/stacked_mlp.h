@@ -43,6 +43,9 @@ class StackedMlp {
   // d(loss)/d(parameters) of the last backward(), [N, P] (zeros before any).
   torch::Tensor gradient() const;
   void zero_grad();
+  // The stacked layout's [N, P] leaf itself, to differentiate with respect
+  // to (static_update.h). Throws std::logic_error for the looped layout.
+  const torch::Tensor& stacked() const;
 
   // Agent a's layer as torch.nn.Linear would hold it transposed: weight [in, out], bias [out].
   torch::Tensor weight(std::int64_t agent, std::int64_t layer) const;

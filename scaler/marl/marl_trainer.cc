@@ -111,6 +111,8 @@ double MarlTrainer::validation_cost(const std::shared_ptr<const DecentralizedAct
 }
 
 double MarlTrainer::online_cost() const {
+  // A build without Ipopt has no online policy: no reference, the rest the same.
+  if (!policy_names().contains("online")) return NAN;
   if (online_cost_ < 0) {
     const EpisodeSummary summary =
         simulate(model_, validation_, make_policy("online", settings_.online, PolicyContext(model_, validation_->mapping)),

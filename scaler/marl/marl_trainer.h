@@ -74,7 +74,7 @@ class MarlTrainer {
   const PlacementGame& game() const { return *game_; }
   double cost_unit() const { return game_->settings().cost_unit; }
   double base_cost() const { return base_cost_; }
-  double online_cost() const;
+  double online_cost() const;  // NaN in a build without the online policy (no Ipopt)
   double env_slots_per_second() const;
   double iterations_per_second() const;
 
