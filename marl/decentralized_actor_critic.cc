@@ -353,7 +353,7 @@ const GossipTraffic& DecentralizedActorCritic::traffic() const { return nets_->l
 
 LearnerTensors DecentralizedActorCritic::tensors() {
   Networks& n = *nets_;
-  return {n.critic, n.actor, n.critic_center, n.gossip, n.device, n.agents, n.actions, n.state_size, n.observation_size};
+  return {n.critic, n.actor, n.critic_center, *n.links, n.device, n.agents, n.actions, n.state_size, n.observation_size};
 }
 
 std::vector<float> DecentralizedActorCritic::critic_parameters(std::size_t agent) const {

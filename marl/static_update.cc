@@ -24,6 +24,10 @@ StaticUpdate::StaticUpdate(DecentralizedActorCritic& learner, const Rollout& rol
     : learner_(learner), tensors_(learner.tensors()), steps_(rollout.steps), copies_(rollout.copies) {
   if (learner.settings().layout != NetworkLayout::stacked)
     throw std::invalid_argument("marl: layout: the static update runs the stacked layout only, got looped");
+  if (learner.held_agents().size() != learner.agents())
+    throw std::invalid_argument("marl: the static update runs a learner holding every agent, not one process's");
+  if (learner.settings().actor_signal == ActorSignal::counterfactual)
+    throw std::invalid_argument("marl: actor_signal: the static update has consensus_td and q_value, not counterfactual");
   const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(tensors_.device);
   critic_loss_ = torch::zeros({}, options);
   spread_before_ = torch::zeros({}, options);
@@ -102,7 +106,7 @@ void StaticUpdate::work() {
     torch::NoGradGuard no_grad;
     const torch::Tensor local = n.critic.parameters();
     spread_before_.copy_(spread(local));
-    const torch::Tensor mixed = n.gossip.mix(local, s.gossip_rounds);
+    const torch::Tensor mixed = n.gossip.mix(local, s.gossip_rounds, GossipKind::critic_parameters);
     spread_after_.copy_(spread(mixed));
     n.critic.set_parameters(mixed);
   }
@@ -112,7 +116,7 @@ void StaticUpdate::work() {
   {
     torch::NoGradGuard no_grad;
     const torch::Tensor q = q_values(input_);
-    signal = s.actor_signal == ActorSignal::q_value ? q : n.gossip.mix(rewards_ + gamma * q_values(next_input_) - q, s.gossip_rounds);
+    signal = s.actor_signal == ActorSignal::q_value ? q : n.gossip.mix(rewards_ + gamma * q_values(next_input_) - q, s.gossip_rounds, GossipKind::td_errors);
   }
 
   // 4. Normalized policy-gradient step per agent.

@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include "decentralized_actor_critic.h"
+#include "agent_links.h"
 #include "gossip.h"
 #include "stacked_mlp.h"
 
@@ -25,7 +26,7 @@ struct LearnerTensors {
   StackedMlp& critic;
   StackedMlp& actor;
   const torch::Tensor& critic_center;  // w0
-  Gossip& gossip;
+  AgentLinks& gossip;  // the stacked run's Gossip
   torch::Device device;
   std::int64_t agents, actions, state_size, observation_size;
 };
