@@ -58,6 +58,7 @@ std::string leave_down_sites(Plan& plan, const Topology& topology, const SiteLim
       double best_delay = std::numeric_limits<double>::infinity();
       for (std::size_t s = 0; s < topology.sites.size(); ++s) {
         if (is_down(limits, s) || topology.sites[s].instance_capacity == 0) continue;
+        if (limits.runs_pool && !limits.runs_pool(hop.first, hop.second, s)) continue;
         const double added = delay_ms(topology, before, s) + delay_ms(topology, s, after);
         const bool within = delay_ms(topology, chain.ingress, s) + delay_ms(topology, s, chain.egress) <= chain.sla_latency_ms;
         if (within && added < best_delay) {
@@ -66,7 +67,7 @@ std::string leave_down_sites(Plan& plan, const Topology& topology, const SiteLim
         }
       }
       if (best == topology.sites.size()) {
-        note("site " + from + " down: " + name + " has no site up within its SLA, it stays");
+        note("site " + from + " down: " + name + " has no site up within its SLA that can run it, it stays");
         continue;
       }
       placed.push_back(PoolPlan{hop.first, hop.second, static_cast<std::uint32_t>(best), std::max(instances, 1), 1.0});

@@ -107,6 +107,9 @@ const SlotRecord& SlotLoop::run_slot() {
   if (sites_down) {
     limits_ = settings_.limits;
     limits_.down = observation_.site_down;
+    limits_.runs_pool = [this](std::size_t chain, std::size_t hop, std::size_t site) {
+      return backend_->runs_pool(chain, hop, site);
+    };
   }
   const SiteLimits& limits = sites_down ? limits_ : settings_.limits;
   if (r.error.empty()) {

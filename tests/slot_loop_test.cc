@@ -184,6 +184,17 @@ chains:
   EXPECT_NE(reason.find("tight hop 1 has no site up within its SLA"), std::string::npos) << reason;
   EXPECT_NE(reason.find("calls hop 1 moved to KSCYng"), std::string::npos) << reason;
   EXPECT_TRUE(plan_problems(plan, topology).empty());
+
+  // Only where the system can run the hop (pods run their configs' placements).
+  Plan placed;
+  placed.pools = {{0, 0, site("NYCMng"), 3, 1.0}, {0, 1, site("CHINng"), 4, 1.0}};
+  limits.runs_pool = [&](std::size_t, std::size_t hop, std::size_t at) { return hop == 0 || at != site("NYCMng"); };
+  (void)enforce_site_limits(placed, topology, limits);
+  ASSERT_EQ(placed.pools.size(), 2u);
+  EXPECT_EQ(placed.pools[1].site, site("KSCYng"));
+  limits.runs_pool = [&](std::size_t, std::size_t hop, std::size_t at) { return hop == 0 || at == site("CHINng"); };
+  placed.pools = {{0, 0, site("NYCMng"), 3, 1.0}, {0, 1, site("CHINng"), 4, 1.0}};
+  EXPECT_NE(enforce_site_limits(placed, topology, limits).find("video hop 2 has no site up"), std::string::npos);
 }
 
 // The scaler service (simulator backend) and nfv-sim's simulate() run the

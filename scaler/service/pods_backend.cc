@@ -65,10 +65,22 @@ class PodsBackend final : public Backend {
     // Pods may still be coming up: each gets until the clock's first slot,
     // and at least kPodWaitSeconds, to answer.
     const double deadline = (start_unix_s_ > 0 ? std::max(start_unix_s_, now) : now) + kPodWaitSeconds;
+    const PoolIndex& pools = model_->pool_index();
+    const Topology& topology = model_->topology();
+    std::map<std::string, std::size_t> chain_of;
+    for (std::size_t c = 0; c < topology.chains.size(); ++c) chain_of[topology.chains[c].name] = c;
+    runnable_.assign(pools.pools(), 0);
     for (PodConnection& pod : pods_)
       for (;;) {
         try {
-          (void)telemetry(pod);
+          // The pools a pod lists are the placements it can run.
+          const stats::PodStats answered = telemetry(pod);
+          for (const auto& hs : answered.hops()) {
+            const auto chain = chain_of.find(hs.chain());
+            const auto site = topology.find_site(hs.site());
+            if (chain != chain_of.end() && site && hs.hop() >= 1 && hs.hop() <= topology.chains[chain->second].vnfs.size())
+              runnable_[pools(chain->second, hs.hop() - 1, *site)] = 1;
+          }
           break;
         } catch (const std::exception& e) {
           if (unix_now() >= deadline)
@@ -118,6 +130,10 @@ class PodsBackend final : public Backend {
   }
 
   bool done() const override { return false; }
+
+  bool runs_pool(std::size_t chain, std::size_t hop, std::size_t site) const override {
+    return runnable_.empty() || runnable_[model_->pool_index()(chain, hop, site)];
+  }
 
  private:
   // A pod's control API, connected on first use and again after a failure
@@ -464,7 +480,8 @@ class PodsBackend final : public Backend {
   SlotReport report_;
   std::vector<PodConnection> pods_;
   Plan in_force_, previous_;
-  std::set<std::pair<std::string, std::uint32_t>> split_hops_;  // (chain, 1-based hop): see note_split_hops
+  std::set<std::pair<std::string, std::uint32_t>> split_hops_;
+  std::vector<std::uint8_t> runnable_;  // per pool (PoolIndex): some pod has its placement  // (chain, 1-based hop): see note_split_hops
 };
 
 }  // namespace
