@@ -521,7 +521,9 @@ TEST(ScalerWithPods, AScalerThatFallsBehindRejoinsTheClockAndMeasuresItsRates) {
       EXPECT_NEAR(e.chains(0).arrival_pps(), kVideoPps, 0.05 * kVideoPps) << "slot " << e.slot() << " over " << e.slots();
       EXPECT_NEAR(e.chains(1).arrival_pps(), kCallsPps, 0.05 * kCallsPps) << "slot " << e.slot() << " over " << e.slots();
     }
-    if (e.slots() > 1) EXPECT_NE(e.reason().find("fell behind the slot clock"), std::string::npos) << e.reason();
+    if (e.slots() > 1) {
+      EXPECT_NE(e.reason().find("fell behind the slot clock"), std::string::npos) << e.reason();
+    }
   }
   EXPECT_GE(longest, 3u) << "the held scaler measured a span of slots as one\n" << read_file(dir + "/scaler.out");
   // A scaler late near the end may run a span past the last slot asked for.
@@ -536,7 +538,8 @@ TEST(ScalerWithPods, AScalerThatFallsBehindRejoinsTheClockAndMeasuresItsRates) {
 // slot after that the plans run no pool there (calls all at KSCYng). Started
 // again on the same config, the pod rejoins: CHINng is up in the journal,
 // the plans use it again, and it serves calls again. Video delivers in every
-// slot throughout. The figures: packets lost and slots until recovery per chain.
+// slot throughout, and the metrics give nfv_scaler_site_up 0 for CHINng
+// while it is down. The figures: packets lost and slots until recovery per chain.
 TEST(ScalerWithPods, APodKilledMidRunIsASiteDownThatThePlansLeaveAndRejoinsWhenRestarted) {
   constexpr std::size_t kRunSlots = 26;
   constexpr double kVideoPps = 6000, kCallsPps = 4000;
@@ -562,7 +565,9 @@ TEST(ScalerWithPods, APodKilledMidRunIsASiteDownThatThePlansLeaveAndRejoinsWhenR
   - {chain: calls, hop: 1, site: CHINng, instances: 2, split: 0.5}
   - {chain: calls, hop: 1, site: KSCYng, instances: 2, split: 0.5}
 )");
-  write_file(dir + "/scaler.yaml", scaler_yaml(dir, static_cast<int>(kRunSlots), "{name: static, params: {plan: " + dir + "/plan.yaml}}"));
+  const std::string metrics_port = std::to_string(kControlBase + 4);
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, static_cast<int>(kRunSlots), "{name: static, params: {plan: " + dir + "/plan.yaml}}") +
+                                      "metrics_port: " + metrics_port + "\n");
   const std::vector<std::string> pod_options{"--stop-when-idle-ms", "60000"};
   AbilenePods pods = start_abilene_triangle_pods(dir, "sk_", chains, pod_options, kControlBase);
   ReplayRun replay = start_clocked_replay(dir, "sk_replay");
@@ -590,6 +595,10 @@ TEST(ScalerWithPods, APodKilledMidRunIsASiteDownThatThePlansLeaveAndRejoinsWhenR
   EXPECT_EQ(pods.chin.wait(std::chrono::seconds(10)), 128 + SIGKILL);
   // Down for four slots, then the same pod again, on the same config.
   ASSERT_TRUE(await_journal(journaled() + 4)) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  // While it is down the metrics say so.
+  const CommandResult metrics = run_command("curl -s http://127.0.0.1:" + metrics_port + "/metrics", 5);
+  EXPECT_NE(metrics.output.find("nfv_scaler_site_up{site=\"CHINng\"} 0"), std::string::npos) << metrics.output;
+  EXPECT_NE(metrics.output.find("nfv_scaler_site_up{site=\"KSCYng\"} 1"), std::string::npos) << metrics.output;
   const std::uint64_t restarted_in = slot_now();
   pods.chin = start_pod(dir, "sk_chin", read_file(dir + "/sk_chin.yaml"), pod_options, "0");
 
