@@ -10,9 +10,9 @@
 #
 # Each tracked process leads its own session and process group (setsid), so
 # that stopping it stops whatever it started too, and ^C reaches the script
-# alone, whose trap stops them all: SIGTERM to each group, up to
-# NFV_STOP_SECONDS (10) for them to end, then SIGKILL, then every one is
-# reaped. All run in the background, the script waiting on them: bash runs
+# alone, whose trap stops them all, the last started first: SIGTERM to its
+# group, up to NFV_STOP_SECONDS (10) for it to end, then SIGKILL; then every
+# one is reaped. All run in the background, the script waiting on them: bash runs
 # a trap only once a foreground command has ended.
 NFV_TRACKED=()
 
@@ -56,11 +56,12 @@ stop_group() {
   kill -KILL -- "-$pid" 2>/dev/null || true
 }
 
+# Last started, first stopped: the scaler before the pods it reads, so that
+# its last slot does not see them go.
 stop_all() {
-  local pid
-  for pid in "${NFV_TRACKED[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${NFV_TRACKED[@]}"; do stop_group "$pid"; done
-  for pid in "${NFV_TRACKED[@]}"; do wait "$pid" 2>/dev/null || true; done
+  local i
+  for ((i = ${#NFV_TRACKED[@]} - 1; i >= 0; i--)); do stop_group "${NFV_TRACKED[i]}"; done
+  for i in "${NFV_TRACKED[@]}"; do wait "$i" 2>/dev/null || true; done
   NFV_TRACKED=()
 }
 
