@@ -44,6 +44,13 @@ class Backend {
   // Whether running the journaled slots again rebuilds the backend's state
   // (the simulator: queues and place in the trace); pods carry their own.
   virtual bool reruns_history() const { return false; }
+  // Whether the system can run a pool of `hop` (0-based) of `chain` at
+  // `site`: pods run only the placements of their configs. Where a site
+  // down sends a hop's pools; the simulator runs any.
+  virtual bool runs_pool(std::size_t chain, std::size_t hop, std::size_t site) const {
+    (void)chain, (void)hop, (void)site;
+    return true;
+  }
 };
 
 // The fluid simulator over `arrivals`, as fast as it goes; with

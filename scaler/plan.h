@@ -133,6 +133,9 @@ struct Observation {
   std::vector<PoolLoad> pools;         // pools with instances, traffic or backlog
   std::vector<LinkLoad> links;         // per topology link
   Plan plan;                           // in force during the last slot
+  // Per site: 1 when the pod that hosts it did not answer in the last slot
+  // (a site down); empty when every site is up (the simulator's sites always are).
+  std::vector<std::uint8_t> site_down;
 };
 
 // --- Forecast ----------------------------------------------------------------

@@ -101,9 +101,20 @@ const SlotRecord& SlotLoop::run_slot() {
     r.decision_ms = ms_since(begun);
   }
   add(r.reason, forecaster_->note());
+  // A site down (its pod does not answer) has no capacity: whatever the
+  // policy decided, its pools move to the sites that remain.
+  const bool sites_down = !observation_.site_down.empty();
+  if (sites_down) {
+    limits_ = settings_.limits;
+    limits_.down = observation_.site_down;
+    limits_.runs_pool = [this](std::size_t chain, std::size_t hop, std::size_t site) {
+      return backend_->runs_pool(chain, hop, site);
+    };
+  }
+  const SiteLimits& limits = sites_down ? limits_ : settings_.limits;
   if (r.error.empty()) {
     try {
-      add(r.reason, enforce_site_limits(r.plan, topology, settings_.limits));
+      add(r.reason, enforce_site_limits(r.plan, topology, limits));
     } catch (const std::exception& e) {
       r.error = std::string("limits: ") + e.what();
     }
@@ -118,6 +129,19 @@ const SlotRecord& SlotLoop::run_slot() {
     r.plan = last_good_;
     add(r.reason, "kept the last good plan");
     if (asked) ++kept_last_plan_;
+    if (sites_down) {
+      // The last good plan leaves the down sites too, when it can.
+      Plan moved = last_good_;
+      try {
+        const std::string why = enforce_site_limits(moved, topology, limits);
+        if (validator_.problems(moved).empty()) {
+          r.plan = std::move(moved);
+          add(r.reason, why);
+        }
+      } catch (const std::exception&) {
+        // It stays as it was.
+      }
+    }
   }
 
   const bool apply = !settings_.shadow;

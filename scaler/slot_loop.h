@@ -3,7 +3,8 @@
 //   1. forecast the slots ahead from what was measured so far (forecaster.h);
 //   2. ask the policy for a plan (timed); before any slot was measured the
 //      plan in force stays;
-//   3. keep the plan within the per-site limits, check it; on any failure
+//   3. keep the plan within the per-site limits (a site down, whose pod does
+//      not answer, has none: its pools move to the sites up), check it; on any failure
 //      (the policy threw, the plan is invalid or has no instance at all)
 //      the last good plan stays, never zero;
 //   4. run the slot on the backend with the plan (applied unless in shadow
@@ -103,6 +104,7 @@ class SlotLoop {
   Observation observation_;
   CostBreakdown cost_so_far_;
   std::string pending_reason_;
+  SiteLimits limits_;  // the settings' limits with the sites down, while some are
   SlotRecord record_;
   std::uint64_t kept_last_plan_ = 0, apply_failures_ = 0;
 };

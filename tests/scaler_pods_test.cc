@@ -6,11 +6,13 @@
 // the instance counts follow the traffic, and a policy switch
 // (`nfvctl policy set threshold`) shows in the journal within one slot while
 // the pods keep forwarding. The drl and marl policies do the same on the same pods.
+// A pod killed mid-run is a site down, not the scaler's end, and rejoins when restarted.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -54,29 +56,24 @@ RateTrace abilene_slots(std::size_t block, std::size_t slots) {
 // The replayed 18 hours of April.
 RateTrace compressed_day() { return abilene_slots(1, kSlots); }
 
-std::string pod_chains() {
-  const std::string hop = ", max_instances: 16, queue_packets: 512, service_rate_pps: " + std::to_string(kInstanceRate) + "}";
-  return std::string(R"(chains:
-  - name: video
-    id: 100
-    ingress_site: NYCMng
-    egress_site: KSCYng
-    egress_port: out
-    ingress_ports: [in]
-    match: [{dst_prefix: 10.1.0.0/16, protocol: udp}]
-    hops:
-      - {vnf: forward, site: NYCMng, instances: 5)") + hop + R"(
-      - {vnf: forward, site: CHINng, instances: 5)" + hop + R"(
-  - name: calls
-    id: 200
-    ingress_site: NYCMng
-    egress_site: KSCYng
-    egress_port: out
-    ingress_ports: [in]
-    match: [{dst_prefix: 10.2.0.0/16, protocol: udp}]
-    hops:
-      - {vnf: forward, site: CHINng, instances: 3)" + hop + "\n";
+// The pods' two chains, NYCMng -> KSCYng (video: 10.1.0.0/16, calls:
+// 10.2.0.0/16), with the hops given (YAML list items at six spaces).
+std::string two_chains(const std::string& video_hops, const std::string& calls_hops) {
+  const auto chain = [](const std::string& name, int id, const std::string& prefix, const std::string& hops) {
+    return "  - name: " + name + "\n    id: " + std::to_string(id) +
+           "\n    ingress_site: NYCMng\n    egress_site: KSCYng\n    egress_port: out\n    ingress_ports: [in]\n"
+           "    match: [{dst_prefix: " + prefix + ", protocol: udp}]\n    hops:\n" + hops;
+  };
+  return "chains:\n" + chain("video", 100, "10.1.0.0/16", video_hops) + chain("calls", 200, "10.2.0.0/16", calls_hops);
 }
+
+// A forward hop at one site, as the scaler's topology sizes it.
+std::string forward_hop(const std::string& site, int instances) {
+  return "      - {vnf: forward, site: " + site + ", instances: " + std::to_string(instances) +
+         ", max_instances: 16, queue_packets: 512, service_rate_pps: " + std::to_string(kInstanceRate) + "}\n";
+}
+
+std::string pod_chains() { return two_chains(forward_hop("NYCMng", 5) + forward_hop("CHINng", 5), forward_hop("CHINng", 3)); }
 
 // The scaler's view of the pods: the same sites, one VNF type; every site
 // hosts `capacity` instances.
@@ -122,6 +119,31 @@ std::string abilene_replay_yaml(const std::string& dir, const std::string& name)
     - {column: video, dst_prefix: 10.1.0.0/16}
     - {column: calls, dst_prefix: 10.2.0.0/16}
 )");
+}
+
+// The same rates every 1-s slot: video's and calls' (packets/s).
+RateTrace steady_trace(std::size_t slots, double video_pps, double calls_pps) {
+  RateTrace steady;
+  steady.step_seconds = 1;
+  steady.unit = RateUnit::packets_per_s;
+  steady.columns = {"video", "calls"};
+  for (std::size_t slot = 0; slot < slots; ++slot) {
+    steady.values.push_back(video_pps);
+    steady.values.push_back(calls_pps);
+  }
+  return steady;
+}
+
+// nfv-replay of dir/trace.csv that fixes the slot clock (dir/slot-clock) the scaler joins.
+ReplayRun start_clocked_replay(const std::string& dir, const std::string& name) {
+  return start_replay(dir, name, memif_replay_yaml(name, dir, "{csv: " + dir + "/trace.csv}", R"(  scale: {slot_wall_seconds: 1}
+  packet_sizes: [{bytes: 128, weight: 1}]
+  flows: 256
+  chains:
+    - {column: video, dst_prefix: 10.1.0.0/16}
+    - {column: calls, dst_prefix: 10.2.0.0/16}
+)"),
+                      "1", {"--quiet", "--lead-ms", "2000", "--start-file", dir + "/slot-clock"});
 }
 
 // Polls until every pod serves its control API (they do once their links are up).
@@ -456,27 +478,12 @@ TEST(ScalerWithPods, AScalerThatFallsBehindRejoinsTheClockAndMeasuresItsRates) {
   constexpr std::size_t kSteadySlots = 14;
   constexpr double kVideoPps = 12000, kCallsPps = 6000;
   const std::string dir = make_temp_dir("scaler_behind");
-  RateTrace steady;
-  steady.step_seconds = 1;
-  steady.unit = RateUnit::packets_per_s;
-  steady.columns = {"video", "calls"};
-  for (std::size_t slot = 0; slot < kSteadySlots; ++slot) {
-    steady.values.push_back(kVideoPps);
-    steady.values.push_back(kCallsPps);
-  }
-  write_file(dir + "/trace.csv", rate_trace_to_csv(steady));
+  write_file(dir + "/trace.csv", rate_trace_to_csv(steady_trace(kSteadySlots, kVideoPps, kCallsPps)));
   write_file(dir + "/topology.yaml", three_sites(16));
   write_file(dir + "/plan.yaml", kStartingPlan);
   write_file(dir + "/scaler.yaml", scaler_yaml(dir, static_cast<int>(kSteadySlots), "{name: static, params: {plan: " + dir + "/plan.yaml}}"));
   AbilenePods pods = start_abilene_pods(dir, "sb_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
-  ReplayRun replay = start_replay(dir, "sb_replay", memif_replay_yaml("sb_replay", dir, "{csv: " + dir + "/trace.csv}", R"(  scale: {slot_wall_seconds: 1}
-  packet_sizes: [{bytes: 128, weight: 1}]
-  flows: 256
-  chains:
-    - {column: video, dst_prefix: 10.1.0.0/16}
-    - {column: calls, dst_prefix: 10.2.0.0/16}
-)"),
-                                  "1", {"--quiet", "--lead-ms", "2000", "--start-file", dir + "/slot-clock"});
+  ReplayRun replay = start_clocked_replay(dir, "sb_replay");
   Subprocess scaler({required_env("NFV_SCALER"), "--config", dir + "/scaler.yaml", "--start-at-file", dir + "/slot-clock", "--quiet"},
                     dir + "/scaler.out", dir + "/scaler.err");
   // Wait for 4 journaled slots (the journal, not the control API: a poll
@@ -514,11 +521,165 @@ TEST(ScalerWithPods, AScalerThatFallsBehindRejoinsTheClockAndMeasuresItsRates) {
       EXPECT_NEAR(e.chains(0).arrival_pps(), kVideoPps, 0.05 * kVideoPps) << "slot " << e.slot() << " over " << e.slots();
       EXPECT_NEAR(e.chains(1).arrival_pps(), kCallsPps, 0.05 * kCallsPps) << "slot " << e.slot() << " over " << e.slots();
     }
-    if (e.slots() > 1) EXPECT_NE(e.reason().find("fell behind the slot clock"), std::string::npos) << e.reason();
+    if (e.slots() > 1) {
+      EXPECT_NE(e.reason().find("fell behind the slot clock"), std::string::npos) << e.reason();
+    }
   }
   EXPECT_GE(longest, 3u) << "the held scaler measured a span of slots as one\n" << read_file(dir + "/scaler.out");
   // A scaler late near the end may run a span past the last slot asked for.
   EXPECT_GE(expected_slot, kSteadySlots) << "the entries cover every slot";
+}
+
+// The scaler goes on when a pod dies: CHINng's pod is killed (SIGKILL) in
+// the middle of a run, on a triangle of pods where video (NYCMng ->
+// KSCYng directly) never needs CHINng and calls' one hop is split between
+// CHINng and KSCYng. The scaler keeps running to its last slot (exit 0);
+// the journal marks CHINng down within one slot of the kill, and from the
+// slot after that the plans run no pool there (calls all at KSCYng). Started
+// again on the same config, the pod rejoins: CHINng is up in the journal,
+// the plans use it again, and it serves calls again. Video delivers in every
+// slot throughout, and the metrics give nfv_scaler_site_up 0 for CHINng
+// while it is down. The figures: packets lost and slots until recovery per chain.
+TEST(ScalerWithPods, APodKilledMidRunIsASiteDownThatThePlansLeaveAndRejoinsWhenRestarted) {
+  constexpr std::size_t kRunSlots = 26;
+  constexpr double kVideoPps = 6000, kCallsPps = 4000;
+  const std::string dir = make_temp_dir("scaler_pod_killed");
+  write_file(dir + "/trace.csv", rate_trace_to_csv(steady_trace(kRunSlots, kVideoPps, kCallsPps)));
+  // Calls' one hop split between CHINng and KSCYng.
+  const std::string chains =
+      two_chains(forward_hop("NYCMng", 3) + forward_hop("KSCYng", 3), R"(      - vnf: forward
+        max_instances: 16
+        queue_packets: 512
+        service_rate_pps: )" + std::to_string(kInstanceRate) + R"(
+        placements:
+          - {site: CHINng, weight: 1, instances: 2}
+          - {site: KSCYng, weight: 1, instances: 2}
+)");
+  std::string topology = three_sites(16);
+  topology.replace(topology.find("vnf_types:"), 0,
+                   "  - {from: NYCMng, to: KSCYng, route_factor: 1.3, bandwidth_mbps: 10000, price_per_gb: 0.02}\n");
+  write_file(dir + "/topology.yaml", topology);
+  write_file(dir + "/plan.yaml", R"(pools:
+  - {chain: video, hop: 1, site: NYCMng, instances: 3}
+  - {chain: video, hop: 2, site: KSCYng, instances: 3}
+  - {chain: calls, hop: 1, site: CHINng, instances: 2, split: 0.5}
+  - {chain: calls, hop: 1, site: KSCYng, instances: 2, split: 0.5}
+)");
+  const std::string metrics_port = std::to_string(kControlBase + 4);
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, static_cast<int>(kRunSlots), "{name: static, params: {plan: " + dir + "/plan.yaml}}") +
+                                      "metrics_port: " + metrics_port + "\n");
+  const std::vector<std::string> pod_options{"--stop-when-idle-ms", "60000"};
+  AbilenePods pods = start_abilene_triangle_pods(dir, "sk_", chains, pod_options, kControlBase);
+  ReplayRun replay = start_clocked_replay(dir, "sk_replay");
+  Subprocess scaler({required_env("NFV_SCALER"), "--config", dir + "/scaler.yaml", "--start-at-file", dir + "/slot-clock"},
+                    dir + "/scaler.out", dir + "/scaler.err");
+  const auto journaled = [&] {
+    const std::string journal = read_file(dir + "/journal.jsonl");
+    return static_cast<std::size_t>(std::count(journal.begin(), journal.end(), '\n'));
+  };
+  // Polls the journal (never the scaler, which a dead pod may hold) until it has `entries` lines, 60 s at most.
+  const auto await_journal = [&](std::size_t entries) {
+    for (int waited = 0; waited < 1200 && journaled() < entries; ++waited)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return journaled() >= entries;
+  };
+  const auto slot_now = [&] {
+    const double start = std::stod(read_file(dir + "/slot-clock"));
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return static_cast<std::uint64_t>(std::max(0.0, now - start));  // 1-s slots
+  };
+
+  ASSERT_TRUE(await_journal(6)) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  const std::uint64_t killed_in = slot_now();
+  pods.chin.process->signal(SIGKILL);
+  EXPECT_EQ(pods.chin.wait(std::chrono::seconds(10)), 128 + SIGKILL);
+  // Down for four slots, then the same pod again, on the same config.
+  ASSERT_TRUE(await_journal(journaled() + 4)) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  // While it is down the metrics say so.
+  const CommandResult metrics = run_command("curl -s http://127.0.0.1:" + metrics_port + "/metrics", 5);
+  EXPECT_NE(metrics.output.find("nfv_scaler_site_up{site=\"CHINng\"} 0"), std::string::npos) << metrics.output;
+  EXPECT_NE(metrics.output.find("nfv_scaler_site_up{site=\"KSCYng\"} 1"), std::string::npos) << metrics.output;
+  const std::uint64_t restarted_in = slot_now();
+  pods.chin = start_pod(dir, "sk_chin", read_file(dir + "/sk_chin.yaml"), pod_options, "0");
+
+  ASSERT_EQ(scaler.wait(std::chrono::seconds(90)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  ASSERT_EQ(replay.process->wait(std::chrono::seconds(60)), 0) << replay.logs();
+  // The restarted pod served calls again.
+  for (PodRun* pod : pods.all()) pod->process->signal(SIGINT);
+  for (PodRun* pod : pods.all()) ASSERT_EQ(pod->wait(), 0) << pod->logs();
+  std::uint64_t calls_at_chin = 0;
+  const stats::PodStats chin_stats = pods.chin.stats();
+  for (const auto& h : chin_stats.hops())
+    if (h.chain() == "calls" && h.site() == "CHINng") calls_at_chin += h.in_packets();
+  EXPECT_GT(calls_at_chin, 0u) << "the restarted pod served no calls\n" << read_file(dir + "/scaler.out");
+
+  // The journal: CHINng down within one slot of the kill, no pool there from the slot after, up and used again.
+  const auto entries = Journal::read(dir + "/journal.jsonl");
+  ASSERT_FALSE(entries.empty());
+  const auto down = [](const scaler::JournalEntry& e) {
+    return std::find(e.sites_down().begin(), e.sites_down().end(), "CHINng") != e.sites_down().end();
+  };
+  const auto uses_chin = [](const scaler::JournalEntry& e) {
+    return std::any_of(e.plan().begin(), e.plan().end(), [](const auto& pool) { return pool.site() == "CHINng"; });
+  };
+  std::uint64_t marked_down = UINT64_MAX, left = UINT64_MAX, up_again = UINT64_MAX, used_again = UINT64_MAX;
+  for (const auto& e : entries) {
+    if (e.slot() < killed_in) {
+      EXPECT_FALSE(down(e)) << "slot " << e.slot();
+    }
+    if (down(e) && marked_down == UINT64_MAX) marked_down = e.slot();
+    if (marked_down != UINT64_MAX && e.slot() > marked_down && !uses_chin(e) && left == UINT64_MAX) left = e.slot();
+    if (marked_down != UINT64_MAX && e.slot() > marked_down && !down(e) && up_again == UINT64_MAX) up_again = e.slot();
+    if (up_again != UINT64_MAX && e.slot() > up_again && uses_chin(e) && e.applied() && used_again == UINT64_MAX)
+      used_again = e.slot();
+    // From the slot after it was marked down until it is up again, no plan runs a pool at CHINng.
+    if (marked_down != UINT64_MAX && e.slot() > marked_down && (up_again == UINT64_MAX || e.slot() <= up_again)) {
+      EXPECT_FALSE(uses_chin(e)) << "slot " << e.slot() << " plans a pool at CHINng, down since slot " << marked_down;
+    }
+  }
+  const std::string out = read_file(dir + "/scaler.out");
+  ASSERT_NE(marked_down, UINT64_MAX) << "CHINng never marked down\n" << out;
+  EXPECT_LE(marked_down, killed_in + 1) << "killed in slot " << killed_in << "\n" << out;
+  ASSERT_NE(left, UINT64_MAX) << out;
+  EXPECT_LE(left, killed_in + 2) << out;
+  ASSERT_NE(up_again, UINT64_MAX) << "CHINng never up again after the restart in slot " << restarted_in << "\n" << out;
+  EXPECT_GE(up_again, restarted_in);
+  ASSERT_NE(used_again, UINT64_MAX) << "no plan used CHINng again\n" << out;
+  EXPECT_NE(out.find("pod chin is down"), std::string::npos) << out;
+  EXPECT_NE(out.find("pod chin is up again"), std::string::npos) << out;
+
+  // The replay, per chain: video (no need of CHINng) delivers every slot;
+  // packets lost, and slots from the kill until a slot loses under 1% again.
+  std::map<std::string, std::map<int, std::pair<double, double>>> per_chain;  // chain -> slot -> (sent, lost)
+  for (const CsvRow& row : read_slot_csv(replay.csv()).rows) {
+    auto& [sent, lost] = per_chain[row.at("chain")][std::stoi(row.at("slot"))];
+    sent += std::stod(row.at("sent"));
+    lost += std::stod(row.at("lost"));
+    if (row.at("chain") == "video") {
+      EXPECT_GT(std::stod(row.at("received")), 0) << "video, slot " << row.at("slot");
+    }
+  }
+  ASSERT_EQ(per_chain.size(), 2u);
+  for (const auto& [chain, slots] : per_chain) {
+    double lost = 0, sent = 0;
+    int recovered = -1;
+    for (const auto& [slot, counts] : slots) {
+      sent += counts.first;
+      lost += counts.second;
+      if (recovered < 0 && slot >= static_cast<int>(killed_in) && counts.second <= 0.01 * counts.first)
+        recovered = slot - static_cast<int>(killed_in);
+    }
+    std::printf("pod killed in slot %llu: %s lost %.0f of %.0f packets; slots until recovery %d\n",
+                static_cast<unsigned long long>(killed_in), chain.c_str(), lost, sent, recovered);
+    EXPECT_GE(recovered, 0) << chain << " never recovered";
+    EXPECT_LE(recovered, 2) << chain;
+  }
+  std::printf("CHINng: killed in slot %llu, marked down in %llu, left by the plans from %llu, restarted in %llu, up in %llu, "
+              "used again from %llu\n",
+              static_cast<unsigned long long>(killed_in), static_cast<unsigned long long>(marked_down),
+              static_cast<unsigned long long>(left), static_cast<unsigned long long>(restarted_in),
+              static_cast<unsigned long long>(up_again), static_cast<unsigned long long>(used_again));
+  std::printf("%s", out.c_str());
 }
 
 }  // namespace

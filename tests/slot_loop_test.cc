@@ -1,7 +1,7 @@
 // The one slot loop and what plugs into it: policies registered by name,
 // forecasts by name (persistence, the true arrivals, any predictor through
 // the trace mapping), the loop's guards (no decision before a measurement,
-// limits, the last good plan), and that nfv-sim's run and the scaler
+// limits, sites down, the last good plan), and that nfv-sim's run and the scaler
 // service's run of the same policy are the same run.
 #include <gtest/gtest.h>
 
@@ -19,6 +19,7 @@
 #include "scaler_cases.h"
 #include "option_values.h"
 #include "scaler_service.h"
+#include "site_limits.h"
 
 namespace nfv {
 namespace {
@@ -128,6 +129,72 @@ TEST(SlotLoop, KeepsThePlanInForceUntilASlotIsMeasuredThenLetsThePolicyDecide) {
     ASSERT_EQ(records[t].slot, t);
     ASSERT_TRUE(records[t].error.empty());
   }
+}
+
+// A site down (its pod does not answer) has no capacity: its pools go to
+// the hop's pools at sites up, which take its share and its instances, or,
+// for a hop with none, to the site up nearest the hops around it within the
+// chain's SLA. A hop that no site up can serve within its SLA stays.
+TEST(SiteLimits, ASiteDownLeavesItsPoolsToTheSitesUpWithinTheSla) {
+  const std::string path = ::testing::TempDir() + "/site_down_topology.yaml";
+  std::ofstream(path) << R"(name: triangle
+sites:
+  - {name: NYCMng, lat: 40.7833, lon: -73.9667, instance_capacity: 16}
+  - {name: CHINng, lat: 41.8333, lon: -87.6167, instance_capacity: 16}
+  - {name: KSCYng, lat: 38.961694, lon: -96.596704, instance_capacity: 16}
+links:
+  - {from: NYCMng, to: CHINng, route_factor: 1.3}
+  - {from: CHINng, to: KSCYng, route_factor: 1.3}
+  - {from: NYCMng, to: KSCYng, route_factor: 1.3}
+vnf_types:
+  - {name: forward, service_rate_pps: 6000}
+chains:
+  - {name: video, ingress: NYCMng, egress: KSCYng, vnfs: [forward, forward], sla_latency_ms: 50}
+  - {name: calls, ingress: NYCMng, egress: KSCYng, vnfs: [forward], sla_latency_ms: 50}
+  - {name: tight, ingress: NYCMng, egress: KSCYng, vnfs: [forward], sla_latency_ms: 5}
+)";
+  const Topology topology = load_topology_yaml(path);
+  const auto site = [&](const char* name) { return static_cast<std::uint32_t>(topology.site_index(name)); };
+  Plan plan;
+  plan.pools = {{0, 0, site("NYCMng"), 3, 1.0}, {0, 1, site("CHINng"), 4, 1.0},
+                {1, 0, site("CHINng"), 2, 0.5}, {1, 0, site("KSCYng"), 2, 0.5}, {2, 0, site("CHINng"), 1, 1.0}};
+  SiteLimits limits;
+  limits.down = {0, 1, 0};
+  const std::string reason = enforce_site_limits(plan, topology, limits);
+  const auto pools_of = [&](std::uint32_t chain) {
+    std::vector<PoolPlan> found;
+    for (const PoolPlan& p : plan.pools)
+      if (p.chain == chain) found.push_back(p);
+    return found;
+  };
+  // calls: all at KSCYng, with CHINng's share and instances.
+  ASSERT_EQ(pools_of(1).size(), 1u) << reason;
+  EXPECT_EQ(pools_of(1)[0].site, site("KSCYng"));
+  EXPECT_EQ(pools_of(1)[0].instances, 4);
+  EXPECT_DOUBLE_EQ(pools_of(1)[0].split, 1.0);
+  // video's second hop: a site up, its instances kept.
+  const auto video = pools_of(0);
+  ASSERT_EQ(video.size(), 2u) << reason;
+  EXPECT_NE(video[1].site, site("CHINng")) << reason;
+  EXPECT_EQ(video[1].hop, 1u);
+  EXPECT_EQ(video[1].instances, 4);
+  // tight: no site up within 5 ms of both ends, so it stays, and says so.
+  ASSERT_EQ(pools_of(2).size(), 1u);
+  EXPECT_EQ(pools_of(2)[0].site, site("CHINng"));
+  EXPECT_NE(reason.find("tight hop 1 has no site up within its SLA"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("calls hop 1 moved to KSCYng"), std::string::npos) << reason;
+  EXPECT_TRUE(plan_problems(plan, topology).empty());
+
+  // Only where the system can run the hop (pods run their configs' placements).
+  Plan placed;
+  placed.pools = {{0, 0, site("NYCMng"), 3, 1.0}, {0, 1, site("CHINng"), 4, 1.0}};
+  limits.runs_pool = [&](std::size_t, std::size_t hop, std::size_t at) { return hop == 0 || at != site("NYCMng"); };
+  (void)enforce_site_limits(placed, topology, limits);
+  ASSERT_EQ(placed.pools.size(), 2u);
+  EXPECT_EQ(placed.pools[1].site, site("KSCYng"));
+  limits.runs_pool = [&](std::size_t, std::size_t hop, std::size_t at) { return hop == 0 || at == site("CHINng"); };
+  placed.pools = {{0, 0, site("NYCMng"), 3, 1.0}, {0, 1, site("CHINng"), 4, 1.0}};
+  EXPECT_NE(enforce_site_limits(placed, topology, limits).find("video hop 2 has no site up"), std::string::npos);
 }
 
 // The scaler service (simulator backend) and nfv-sim's simulate() run the

@@ -21,6 +21,9 @@ struct ControlClient::Connection {
     io.run_for(timeout);
     if (!done) {
       socket.close();
+      // The aborted handlers run now, while what they write to still exists.
+      io.restart();
+      io.run();
       throw std::runtime_error("control API: no answer within " + std::to_string(timeout.count()) + " ms");
     }
   }
@@ -34,7 +37,18 @@ ControlClient::ControlClient(const std::string& address, std::string token, std:
   tcp::resolver resolver(connection_->io);
   boost::system::error_code ec;
   const auto endpoints = resolver.resolve(address.substr(0, colon), address.substr(colon + 1), ec);
-  if (!ec) boost::asio::connect(connection_->socket, endpoints, ec);
+  if (ec) throw std::runtime_error("cannot reach the pod's control API at " + address + ": " + ec.message());
+  // Bounded too: a host that drops the SYN would hold a blocking connect for minutes.
+  bool done = false;
+  boost::asio::async_connect(connection_->socket, endpoints, [&](boost::system::error_code e, const tcp::endpoint&) {
+    ec = e;
+    done = true;
+  });
+  try {
+    connection_->run_until_done(done);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot reach the pod's control API at " + address + ": " + e.what());
+  }
   if (ec) throw std::runtime_error("cannot reach the pod's control API at " + address + ": " + ec.message());
 }
 
@@ -45,7 +59,15 @@ nfv::control::Response ControlClient::call(nfv::control::Request request) {
   Connection& c = *connection_;
   const std::string out = frame_message(request.SerializeAsString());
   boost::system::error_code ec;
-  boost::asio::write(c.socket, boost::asio::buffer(out), ec);
+  // The write is bounded as the read is: a pod that stopped reading fills
+  // the socket buffer. Asio sends with MSG_NOSIGNAL, so a pod that went away
+  // is an EPIPE error here, never a SIGPIPE.
+  bool sent = false;
+  boost::asio::async_write(c.socket, boost::asio::buffer(out), [&](boost::system::error_code e, std::size_t) {
+    ec = e;
+    sent = true;
+  });
+  c.run_until_done(sent);
   if (ec) throw std::runtime_error("control API: send failed: " + ec.message());
   unsigned char header[kFrameHeaderBytes];
   std::string body;

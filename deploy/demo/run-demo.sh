@@ -44,40 +44,38 @@ fi
 
 echo "== geo-NFV demo: 3 pods (NYCMng -> CHINng -> KSCYng), one day of Abilene in $SLOTS slots, scaler policy: $(sed -n 's/^policy: {name: \([a-z]*\).*/\1/p' "$RUN/scaler.yaml")"
 echo "   work dir: $RUN"
-pids=()
-# Every process this script starts is stopped on any way out (an error, ^C).
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# Every process this script starts is stopped on any way out (an error, ^C,
+# SIGTERM), with whatever it started, and reaped: no orphans.
+. "$HERE/../lib/processes.sh"
 # Two cores for five processes: CHIN alone on core 1 with the generator,
 # NYCM and KSCY on core 0 (idle loops back off, so pods that share a core
 # both make progress). The pods run until this script stops them; the idle
 # stop is only a backstop.
+pod_pids=()
 for site in kscy chin nycm; do
   case $site in chin) core=1 ;; *) core=0 ;; esac
-  "$BUILD/dataplane/nfv-pod" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" \
-    --stop-when-idle-ms 60000 --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log" &
-  pids+=($!)
+  track_start "$BUILD/dataplane/nfv-pod" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" \
+    --stop-when-idle-ms 60000 --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log"
+  pod_pids+=($!)
 done
-pod_pids=("${pids[@]}")
 # One slot clock for the traffic and the scaler: nfv-replay fixes slot 0 two
 # seconds after its links are up and writes the time down; nfv-scaler waits
 # for it and measures slot k of the traffic as its own slot k, whichever of
 # the two comes up first.
 rm -f "$RUN/slot-clock"
-"$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
-  --lead-ms 2000 --start-file "$RUN/slot-clock" --quiet > "$RUN/replay.out" 2> "$RUN/replay.log" &
+track_start "$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
+  --lead-ms 2000 --start-file "$RUN/slot-clock" --quiet > "$RUN/replay.out" 2> "$RUN/replay.log"
 replay=$!
-pids+=("$replay")
-"$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --start-at-file "$RUN/slot-clock" \
+# In the background too, so that ^C or SIGTERM reaches this script's trap at once.
+track_start "$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --start-at-file "$RUN/slot-clock" \
   --report "$RUN/report.html"
-wait "$replay" || { echo "nfv-replay failed; logs in $RUN"; exit 1; }
+scaler=$!
+wait "$scaler" || { echo "nfv-scaler failed; logs in $RUN"; exit 1; }
+untrack "$scaler"
+# The replay ends with its trace, a slot or so after the scaler's last slot.
+finish "$replay" 60 || { echo "nfv-replay failed; logs in $RUN"; exit 1; }
 for pid in "${pod_pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
-for pid in "${pod_pids[@]}"; do wait "$pid" || { echo "a pod failed; logs in $RUN"; exit 1; }; done
-pids=()
+for pid in "${pod_pids[@]}"; do finish "$pid" 30 || { echo "a pod failed; logs in $RUN"; exit 1; }; done
 
 echo
 python3 - "$RUN" <<'PY'

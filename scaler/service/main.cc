@@ -65,6 +65,7 @@ std::string live_line(const nfv::scaler::JournalEntry& e, const nfv::Topology& t
   std::string sites;
   for (const auto& site : topology.sites)
     if (per_site.count(site.name)) sites += site.name + " " + std::to_string(per_site[site.name]) + " ";
+  for (const auto& down : e.sites_down()) sites += down + " DOWN ";
   char text[512];
   std::snprintf(text, sizeof text, "slot %4llu %-9s | %spkt/s (total %.0f) | instances %s| dropped %.0f (%.2f%%) | p99 %.1f ms | cost %.2f%s%s",
                 static_cast<unsigned long long>(e.slot()), e.policy().name().c_str(), rates.c_str(), rate, sites.c_str(),
@@ -136,6 +137,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nfv-scaler: --config FILE is required (--help)\n");
     return 1;
   }
+  // A pod that goes away mid-call is that pod's error, never the scaler's
+  // end: a write to its closed socket must not raise SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     nfv::ScalerSetup setup = nfv::load_scaler_setup(config_path);
     if (slots >= 0) setup.config.set_slots(static_cast<std::uint32_t>(slots));

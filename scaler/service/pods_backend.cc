@@ -8,11 +8,19 @@
 // packets and the latency histogram at the egress pod (its difference gives
 // the slot's own p99), drops by reason, per-pool served and refused
 // packets, link bytes.
+//
+// A pod that does not answer (it died, hangs, or its connection broke) is
+// down, not a reason to stop: every call is bounded by a share of the slot,
+// its sites are reported down (Observation::site_down) so that the slot
+// loop plans around them, plans go to the pods that answer, and each slot
+// it is asked again; once it answers, it is up again and gets the plan in
+// force (a restarted pod runs its config's).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -25,6 +33,9 @@ namespace {
 constexpr double kPodWaitSeconds = 30;
 constexpr double kBaselineLeadSeconds = 0.25;
 constexpr double kLateShare = 0.5;  // of a slot: later than this past a slot's end, rejoin the clock
+// The most one control call may take: a share of the slot, so that a pod
+// that hangs costs the slot a fraction, never the slot clock.
+constexpr double kCallShare = 0.25, kMinCallSeconds = 0.2, kMaxCallSeconds = 2;
 
 class PodsBackend final : public Backend {
  public:
@@ -36,6 +47,8 @@ class PodsBackend final : public Backend {
       p.name = pod.name();
       p.address = pod.control();
       p.token = pod.token();
+      p.timeout = std::chrono::milliseconds(static_cast<long>(
+          1e3 * std::clamp(kCallShare * slot_seconds_, kMinCallSeconds, kMaxCallSeconds)));
       for (const std::string& site : pod.sites()) p.sites.push_back(*topology.find_site(site));
       pods_.push_back(std::move(p));
     }
@@ -47,14 +60,27 @@ class PodsBackend final : public Backend {
   // next slot boundary (a scaler started late, or restarted).
   Observation start(const Plan& running) override {
     in_force_ = previous_ = running;
+    note_split_hops(running);
     const double now = unix_now();
     // Pods may still be coming up: each gets until the clock's first slot,
     // and at least kPodWaitSeconds, to answer.
     const double deadline = (start_unix_s_ > 0 ? std::max(start_unix_s_, now) : now) + kPodWaitSeconds;
+    const PoolIndex& pools = model_->pool_index();
+    const Topology& topology = model_->topology();
+    std::map<std::string, std::size_t> chain_of;
+    for (std::size_t c = 0; c < topology.chains.size(); ++c) chain_of[topology.chains[c].name] = c;
+    runnable_.assign(pools.pools(), 0);
     for (PodConnection& pod : pods_)
       for (;;) {
         try {
-          (void)telemetry(pod);
+          // The pools a pod lists are the placements it can run.
+          const stats::PodStats answered = telemetry(pod);
+          for (const auto& hs : answered.hops()) {
+            const auto chain = chain_of.find(hs.chain());
+            const auto site = topology.find_site(hs.site());
+            if (chain != chain_of.end() && site && hs.hop() >= 1 && hs.hop() <= topology.chains[chain->second].vnfs.size())
+              runnable_[pools(chain->second, hs.hop() - 1, *site)] = 1;
+          }
           break;
         } catch (const std::exception& e) {
           if (unix_now() >= deadline)
@@ -105,19 +131,25 @@ class PodsBackend final : public Backend {
 
   bool done() const override { return false; }
 
+  bool runs_pool(std::size_t chain, std::size_t hop, std::size_t site) const override {
+    return runnable_.empty() || runnable_[model_->pool_index()(chain, hop, site)];
+  }
+
  private:
   // A pod's control API, connected on first use and again after a failure
   // (a pod that was not up yet, or went away and came back).
   struct PodConnection {
     std::string name, address, token;
+    std::chrono::milliseconds timeout{2000};
     std::unique_ptr<ControlClient> client;
     std::vector<std::size_t> sites;
     stats::PodStats last;  // the counters the next slot is measured from,
     double last_at = 0;    // and when they were read (unix s; not before the slot they start)
+    bool up = true;        // it answered its last call
 
     control::Response call(const control::Request& request) {
       try {
-        if (!client) client = std::make_unique<ControlClient>(address, token);
+        if (!client) client = std::make_unique<ControlClient>(address, token, timeout);
         return client->call(request);
       } catch (...) {
         client.reset();
@@ -146,6 +178,46 @@ class PodsBackend final : public Backend {
     return seconds;
   }
 
+  std::string sites_of(const PodConnection& pod) const {
+    std::string names;
+    for (std::size_t s : pod.sites) names += (names.empty() ? "" : ", ") + model_->topology().sites[s].name;
+    return names;
+  }
+
+  void mark_down(PodConnection& pod, const std::string& why) {
+    if (!pod.up) return;
+    pod.up = false;
+    std::printf("pod %s is down (site %s): %s\n", pod.name.c_str(), sites_of(pod).c_str(), why.c_str());
+    std::fflush(stdout);
+  }
+
+  // A pod that was down answers again: what it reads now is the base of the
+  // next slot (a restarted pod counts from zero), and it gets the plan in
+  // force. Still silent: it stays down until the next slot asks again.
+  void rejoin(PodConnection& pod) {
+    try {
+      pod.last = telemetry(pod);
+      pod.last_at = std::max(unix_now(), slot_start(slot_));
+      const control::Response response = pod.call(plan_request(in_force_, pod));
+      pod.up = true;
+      std::printf("pod %s is up again (site %s)%s\n", pod.name.c_str(), sites_of(pod).c_str(),
+                  response.ok() ? ": the plan in force is applied to it"
+                                : (": it refused the plan in force: " + response.error()).c_str());
+      std::fflush(stdout);
+    } catch (const std::exception&) {
+      // Not back yet.
+    }
+  }
+
+  // Hops ever split over several sites: their pods have a placement at each,
+  // so when a plan leaves one site (another went down) the split still goes
+  // out, or the pods would keep sending flows to the site left.
+  void note_split_hops(const Plan& plan) {
+    std::map<std::pair<std::uint32_t, std::uint32_t>, int> sites;
+    for (const PoolPlan& p : plan.pools)
+      if (++sites[{p.chain, p.hop}] > 1) split_hops_.insert({model_->topology().chains[p.chain].name, p.hop + 1});
+  }
+
   control::Request plan_request(const Plan& plan, const PodConnection& pod) const {
     const Topology& topology = model_->topology();
     control::Request request;
@@ -170,41 +242,59 @@ class PodsBackend final : public Backend {
       hop->set_instances(static_cast<std::uint32_t>(p.instances));
     }
     // A hop whose split names only one site needs none: the pods' placements
-    // give single-site hops their site already.
+    // give single-site hops their site already (unless the hop was split before).
     for (int i = apply->splits_size() - 1; i >= 0; --i)
-      if (apply->splits(i).shares_size() == 1) apply->mutable_splits()->DeleteSubrange(i, 1);
+      if (apply->splits(i).shares_size() == 1 && !split_hops_.count({apply->splits(i).chain(), apply->splits(i).hop()}))
+        apply->mutable_splits()->DeleteSubrange(i, 1);
     return request;
   }
 
-  // All or nothing over the pods: every pod checks the plan (dry run), then
-  // every pod applies it. A pod failing in the second phase (it went away
-  // between the two) makes the pods that already applied go back to the
-  // plan in force, and the plan counts as refused.
+  // All or nothing over the pods that answer: every pod checks the plan
+  // (dry run), then every pod applies it. A pod refusing it in the second
+  // phase makes the pods that already applied go back to the plan in force,
+  // and the plan counts as refused. A pod that does not answer is down: the
+  // others go on without it.
   void send(const Plan& plan) {
+    note_split_hops(plan);
     for (PodConnection& pod : pods_) {
+      if (!pod.up) continue;
       control::Request request = plan_request(plan, pod);
       request.mutable_apply_plan()->set_dry_run(true);
-      const control::Response response = pod.call(request);
+      control::Response response;
+      try {
+        response = pod.call(request);
+      } catch (const std::exception& e) {
+        mark_down(pod, e.what());
+        continue;
+      }
       if (!response.ok()) throw std::runtime_error("pod " + pod.name + " refused the plan: " + response.error());
     }
-    std::size_t applied = 0;
-    try {
-      for (; applied < pods_.size(); ++applied) {
-        const control::Response response = pods_[applied].call(plan_request(plan, pods_[applied]));
-        if (!response.ok()) throw std::runtime_error("pod " + pods_[applied].name + ": apply_plan: " + response.error());
+    std::vector<PodConnection*> applied;
+    for (PodConnection& pod : pods_) {
+      if (!pod.up) continue;
+      control::Response response;
+      try {
+        response = pod.call(plan_request(plan, pod));
+      } catch (const std::exception& e) {
+        mark_down(pod, e.what());
+        continue;
       }
-    } catch (const std::exception& e) {
+      if (response.ok()) {
+        applied.push_back(&pod);
+        continue;
+      }
       std::string rollback;
-      for (std::size_t p = 0; p < applied; ++p) {
+      for (PodConnection* back : applied) {
         try {
-          const control::Response back = pods_[p].call(plan_request(in_force_, pods_[p]));
-          if (!back.ok()) rollback += "; pod " + pods_[p].name + " did not go back: " + back.error();
+          const control::Response undone = back->call(plan_request(in_force_, *back));
+          if (!undone.ok()) rollback += "; pod " + back->name + " did not go back: " + undone.error();
         } catch (const std::exception& again) {
-          rollback += "; pod " + pods_[p].name + " did not go back: " + again.what();
+          mark_down(*back, again.what());
+          rollback += "; pod " + back->name + " did not go back: " + again.what();
         }
       }
-      throw std::runtime_error(std::string(e.what()) + " (after every pod checked it; the pods that had applied it went back)" +
-                               rollback);
+      throw std::runtime_error("pod " + pod.name + ": apply_plan: " + response.error() +
+                               " (after every pod checked it; the pods that had applied it went back)" + rollback);
     }
   }
 
@@ -233,11 +323,8 @@ class PodsBackend final : public Backend {
       return now >= before ? static_cast<double>(now - before) : 0.0;
     };
     std::vector<double> link_mbps(topology.links.size(), 0.0);
-    for (PodConnection& pod : pods_) {
-      // A copy: a telemetry read that throws leaves pod.last (the next slot's base) as it was.
-      const stats::PodStats before = pod.last;
-      // Rates are per second of what the pod's counters covered.
-      const double seconds = std::max(read(pod, slot_), 1e-3);
+    // What one pod counted since `before`, over `seconds`.
+    const auto add_pod = [&](const PodConnection& pod, const stats::PodStats& before, double seconds) {
       const stats::PodStats& now = pod.last;
       std::map<std::string, const stats::ChainStats*> before_chain;
       for (const auto& cs : before.chains()) before_chain[cs.name()] = &cs;
@@ -302,7 +389,26 @@ class PodsBackend final : public Backend {
           link_mbps[l] += bytes * 8 / 1e6 / seconds;
         }
       }
+    };
+    std::vector<std::uint8_t> site_down(model_->sites(), 0);
+    for (PodConnection& pod : pods_) {
+      // A pod down measures nothing this slot, whether or not it answers again now.
+      if (!pod.up) rejoin(pod);
+      else {
+        // A copy: a telemetry read that throws leaves pod.last as it was.
+        const stats::PodStats before = pod.last;
+        try {
+          // Rates are per second of what the pod's counters covered.
+          const double seconds = std::max(read(pod, slot_), 1e-3);
+          add_pod(pod, before, seconds);
+        } catch (const std::exception& e) {
+          mark_down(pod, e.what());
+        }
+      }
+      if (!pod.up)
+        for (std::size_t s : pod.sites) site_down[s] = 1;
     }
+    if (std::find(site_down.begin(), site_down.end(), 1) != site_down.end()) o.site_down = std::move(site_down);
     for (std::size_t c = 0; c < chains; ++c) {
       usage.dropped_packets += o.chains[c].dropped;
       usage.late_packets += o.chains[c].late;
@@ -374,6 +480,8 @@ class PodsBackend final : public Backend {
   SlotReport report_;
   std::vector<PodConnection> pods_;
   Plan in_force_, previous_;
+  std::set<std::pair<std::string, std::uint32_t>> split_hops_;
+  std::vector<std::uint8_t> runnable_;  // per pool (PoolIndex): some pod has its placement  // (chain, 1-based hop): see note_split_hops
 };
 
 }  // namespace

@@ -90,6 +90,7 @@ ScalerService::ScalerService(ScalerSetup setup) : setup_(std::move(setup)) {
   if (!config.journal().empty()) journal_ = std::make_unique<Journal>(config.journal());
   instances_per_site_.assign(setup_.model->sites(), 0.0);
   for (const PoolPlan& p : loop_->last_good().pools) instances_per_site_[p.site] += p.instances;
+  site_up_.assign(setup_.model->sites(), 1);
 }
 
 ScalerService::~ScalerService() = default;
@@ -156,6 +157,8 @@ scaler::JournalEntry ScalerService::journal_entry(const SlotRecord& r) const {
   entry.set_slots(r.report.slots);
   entry.set_policy_state(loop_->policy().state());
   entry.set_instances(static_cast<std::uint64_t>(std::max<std::int64_t>(0, r.plan.total_instances())));
+  for (std::size_t s = 0; s < measured.site_down.size(); ++s)
+    if (measured.site_down[s]) entry.add_sites_down(topology.sites[s].name);
   if (r.details.present) {
     auto* learned = entry.mutable_learned();
     learned->set_value(r.details.value);
@@ -210,6 +213,8 @@ void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(
       cost_so_far_ = loop_->cost_so_far();
       std::fill(instances_per_site_.begin(), instances_per_site_.end(), 0.0);
       for (const PoolPlan& p : loop_->last_good().pools) instances_per_site_[p.site] += p.instances;
+      const auto& down = record.report.observation.site_down;
+      for (std::size_t s = 0; s < site_up_.size(); ++s) site_up_[s] = s < down.size() && down[s] ? 0 : 1;
       for (const ChainTraffic& chain : record.report.observation.chains) {
         dropped_total_ += chain.dropped;
         delivered_total_ += chain.delivered;
@@ -292,6 +297,9 @@ std::string ScalerService::metrics() const {
   const Topology& topology = setup_.model->topology();
   for (std::size_t s = 0; s < instances_per_site_.size(); ++s)
     m << "nfv_scaler_instances{site=\"" << topology.sites[s].name << "\"} " << instances_per_site_[s] << '\n';
+  metric("nfv_scaler_site_up", "gauge", "1 while the pod hosting the site answers, 0 while it is down (plans leave it).");
+  for (std::size_t s = 0; s < site_up_.size(); ++s)
+    m << "nfv_scaler_site_up{site=\"" << topology.sites[s].name << "\"} " << int{site_up_[s]} << '\n';
   metric("nfv_scaler_cost_total", "counter", "Cost so far by term, by the one cost model.");
   m << "nfv_scaler_cost_total{term=\"operating\"} " << cost_so_far_.operating << '\n';
   m << "nfv_scaler_cost_total{term=\"deployment\"} " << cost_so_far_.deployment << '\n';

@@ -62,6 +62,7 @@ class ScalerService {
   double last_decision_ms_ = 0;
   std::string last_reason_, last_error_;
   std::vector<double> instances_per_site_;
+  std::vector<std::uint8_t> site_up_;  // per site, as the last slot ended
   CostBreakdown cost_so_far_;
   double dropped_total_ = 0, delivered_total_ = 0, late_total_ = 0;
 };

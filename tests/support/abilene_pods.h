@@ -23,4 +23,13 @@ struct AbilenePods {
 AbilenePods start_abilene_pods(const std::string& dir, const std::string& name_prefix, const std::string& chains_yaml,
                                const std::vector<std::string>& app_options, int control_base = 0);
 
+// The same three PoPs in a triangle: NYCMng also reaches KSCYng directly
+// (NYCMng -> KSCYng needs no CHINng). CHINng's pod is a memif client on both
+// its links and carries none of the replay's ports, so it can be killed and
+// started again on its config (dir/<prefix>chin.yaml): the servers it
+// connects to take its new connections.
+AbilenePods start_abilene_triangle_pods(const std::string& dir, const std::string& name_prefix,
+                                        const std::string& chains_yaml, const std::vector<std::string>& app_options,
+                                        int control_base);
+
 }  // namespace nfv::test

@@ -22,19 +22,22 @@ done
 
 echo "== geo-NFV demo: 3 pods, 3 sites (NYCM -> CHIN -> KSCY), 2 chains of real traffic"
 echo "   work dir: $RUN"
+# Every pod is stopped on any way out (an error, ^C, SIGTERM) and reaped.
+. "$HERE/../../lib/processes.sh"
 pids=()
 # Downstream first; every pod waits for its memif links before forwarding.
 # Two cores for three pods: CHIN on core 0, NYCM and KSCY share core 1
 # (idle loops back off, so pods that share a core both make progress).
 for site in kscy chin nycm; do
   case $site in chin) core=0 ;; *) core=1 ;; esac
-  "$POD" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" --stop-when-idle-ms 1500 \
-    --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log" &
+  track_start "$POD" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" --stop-when-idle-ms 1500 \
+    --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log"
   pids+=($!)
   sleep 0.2
 done
 status=0
-for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+# They stop on their own once the captures are through (idle 1.5 s).
+for pid in "${pids[@]}"; do finish "$pid" 120 || status=$?; done
 for site in nycm chin kscy; do
   echo
   cat "$RUN/$site.out"
