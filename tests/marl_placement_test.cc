@@ -283,6 +283,9 @@ TEST(MarlTrainer, AgentsAsProcessesEndWithTheStackedRunsAgents) {
     EXPECT_EQ(a->actor_parameters(k), b->actor_parameters(k)) << "site " << k;
     EXPECT_EQ(a->critic_parameters(k), b->critic_parameters(k)) << "site " << k;
   }
+  // Each agent's process resumes on its own: the gathered team does not.
+  MarlTrainer again(scenario.model, scenario.train, settings);
+  EXPECT_THROW(again.resume(), std::runtime_error);
   // Served from the agents' own files alone, as from the gathered team.
   std::filesystem::remove(marl_checkpoint_files(processes_dir).learner);
   auto policy = load_marl_policy(processes_dir, PolicyContext(scenario.model, scenario.train->mapping));

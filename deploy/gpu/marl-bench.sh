@@ -118,6 +118,7 @@ note "torch: $TORCH_MODE; cmake prefix '${CMAKE_PREFIX}'; package '${TORCH_DIR}'
 # keeps the options of the set-up before.
 OPTIONS=(-Dbuildtype=release -Db_lto=false -Dtests=true -Dmarl_cuda_graphs=auto
   -Ddpdk=disabled -Dpcap=disabled -Dipopt=disabled -Dcbc=disabled -Dpugixml=disabled
+  -Dmarl_processes=disabled  # a system gloo would not match the pip torch's own
   "-Dcpp_args=${CUDA_INCLUDE:+-isystem$CUDA_INCLUDE}")
 
 # configure NAME TORCH_OPTIONS...: meson sets the folder up (afresh over

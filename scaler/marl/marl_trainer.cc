@@ -190,6 +190,9 @@ AgentProcessesRun MarlTrainer::run_processes(AgentProcessOptions options) {
   start.online_cost = online_cost();
   best_validation_ = start.validation_cost;
   curve_.push_back(start);
+  processes_ = true;
+  save();
+  save_best();
   options.checkpoint_dir = marl_checkpoint_files(s.out).agents;
   std::filesystem::create_directories(options.checkpoint_dir);
   const EnvironmentFactory make_game = [this] {
@@ -226,8 +229,11 @@ AgentProcessesRun MarlTrainer::run_processes(AgentProcessOptions options) {
   env_slots_ = run.team_return.size() * s.game.copies * s.game.episode_slots;
   rollout_seconds_ = seconds_;
   save();
-  if (last.validation_cost < best_validation_) best_validation_ = last.validation_cost;
-  save_best();
+  if (last.validation_cost < best_validation_) {
+    best_validation_ = last.validation_cost;
+    save();
+    save_best();
+  }
   return run;
 }
 
@@ -238,7 +244,7 @@ void MarlTrainer::save() const {
   agents_->save(files.learner);
   std::ostringstream state;
   state.precision(17);
-  state << "iteration " << iteration_ << "\ncost_unit " << cost_unit() << "\nbase_cost " << base_cost_
+  state << "mode " << (processes_ ? "processes" : "stacked") << "\niteration " << iteration_ << "\ncost_unit " << cost_unit() << "\nbase_cost " << base_cost_
         << "\nonline_cost " << online_cost_ << "\nbest_validation " << best_validation_ << "\nseconds " << seconds_
         << " " << rollout_seconds_ << " " << update_seconds_ << " " << env_slots_ << "\nrandom " << game_->random_state()
         << "\n";
@@ -264,7 +270,13 @@ void MarlTrainer::resume() {
     double cost_unit = 0;
     std::vector<MarlCurvePoint> curve;
     while (in >> key) {
-      if (key == "iteration") in >> iteration_;
+      if (key == "mode") {
+        std::string mode;
+        in >> mode;
+        // The team gathered from a processes run has no generators to go on
+        // with, and each agent's process resumes on its own.
+        if (mode != "stacked") throw std::runtime_error("made by --mode " + mode + ": only a stacked run resumes");
+      } else if (key == "iteration") in >> iteration_;
       else if (key == "cost_unit") in >> cost_unit;
       else if (key == "base_cost") in >> base_cost_;
       else if (key == "online_cost") in >> online_cost_;

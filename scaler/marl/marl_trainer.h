@@ -96,6 +96,7 @@ class MarlTrainer {
   double base_cost_ = 0;
   mutable double online_cost_ = -1;
   double best_validation_ = -1;
+  bool processes_ = false;  // the agents were trained as one process each
   double rollout_seconds_ = 0, update_seconds_ = 0, seconds_ = 0;
   std::uint64_t env_slots_ = 0;
 };

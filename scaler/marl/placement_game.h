@@ -4,7 +4,8 @@
 // random slot of the training rows. A site's local reward is minus its share
 // of the slot's cost (SlotOutcome::site_cost: its instances' operating and
 // deployment cost, the WAN cost of the traffic it sends, the SLA penalty of
-// the traffic it serves), over `cost_unit`; the team's reward is minus the
+// the packets its pools dropped and of its part of the late ones), over
+// `cost_unit`; the team's reward is minus the
 // whole cost. Each episode first runs one slot under the base plan, so the
 // agents start from a running system rather than paying to deploy it all.
 // The same seed gives the same episodes.
