@@ -22,8 +22,8 @@ echo
 echo
 (cd "$ROOT" && "$BUILD/bench/predictor_accuracy" --out "$OUT/predictor")
 echo
-# The MARL placement agents (one per Abilene site), trained on March, then
-# next to threshold and online on April's slots.
+# The MARL placement agents, one per site of the default scenario (Abilene,
+# trained on March), next to threshold and online on the test slots.
 (cd "$ROOT" && "$BUILD/scaler/nfv-train" marl --volume-scale 200 --site-capacity 64 --quiet --out "$OUT/marl-placement" &&
   "$BUILD/bench/policy_costs" --site-capacity 64 --policies threshold,online --forecasts "" --no-bound --marl "$OUT/marl-placement")
 echo

@@ -61,6 +61,15 @@ struct Rollout {
   std::vector<std::int64_t> joint;    // [(H+1) x copies x agents]
   std::vector<float> rewards;         // [H x copies x agents]
   double team_return = 0;             // per copy
+
+  // Whether it is whole (every buffer the size its counts say) and made for
+  // this many agents, state and observation numbers.
+  bool fits(std::size_t agents_of, std::size_t state_size_of, std::size_t observation_size_of) const {
+    return agents == agents_of && state_size == state_size_of && observation_size == observation_size_of &&
+           states.size() == (steps + 1) * copies * state_size &&
+           observations.size() == (steps + 1) * copies * agents * observation_size &&
+           joint.size() == (steps + 1) * copies * agents && rewards.size() == steps * copies * agents;
+  }
 };
 
 class DecentralizedActorCritic {

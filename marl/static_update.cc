@@ -41,12 +41,8 @@ void StaticUpdate::load(const Rollout& rollout) {
     throw std::invalid_argument("marl: static update: a rollout of " + std::to_string(rollout.steps) + " steps x " +
                                 std::to_string(rollout.copies) + " copies, the buffers hold " + std::to_string(steps_) +
                                 " x " + std::to_string(copies_));
-  if (static_cast<std::int64_t>(rollout.agents) != n.agents || static_cast<std::int64_t>(rollout.state_size) != n.state_size ||
-      static_cast<std::int64_t>(rollout.observation_size) != n.observation_size ||
-      rollout.states.size() != (rollout.steps + 1) * rollout.copies * rollout.state_size ||
-      rollout.observations.size() != (rollout.steps + 1) * rollout.copies * rollout.agents * rollout.observation_size ||
-      rollout.joint.size() != (rollout.steps + 1) * rollout.copies * rollout.agents ||
-      rollout.rewards.size() != rollout.steps * rollout.copies * rollout.agents)
+  if (!rollout.fits(static_cast<std::size_t>(n.agents), static_cast<std::size_t>(n.state_size),
+                    static_cast<std::size_t>(n.observation_size)))
     throw std::invalid_argument("marl: a rollout of another shape than the agents were made for");
   torch::NoGradGuard no_grad;
   const auto copies = static_cast<std::int64_t>(copies_), steps = static_cast<std::int64_t>(steps_);

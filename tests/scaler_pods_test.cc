@@ -204,6 +204,42 @@ ReplayTotals replay_totals(const ReplayRun& replay) {
   return totals;
 }
 
+// One of the pools the three pods run (kStartingPlan's).
+bool a_pods_pool(const ::nfv::planfile::PoolEntry& pool) {
+  return (pool.chain() == "video" && pool.hop() == 1 && pool.site() == "NYCMng") ||
+         (pool.chain() == "video" && pool.hop() == 2 && pool.site() == "CHINng") ||
+         (pool.chain() == "calls" && pool.hop() == 1 && pool.site() == "CHINng");
+}
+
+// The policy in DIR/scaler.yaml serves the three pods while nfv-replay
+// drives the compressed April day; nfvctl switches it to online at slot 12
+// and back with `policy set BACK` at slot 24. Everything is stopped at the
+// end; drops stay within 1% of the packets sent. PREFIX names the processes.
+void serve_switching_to_online_and_back(const std::string& dir, const std::string& prefix, const std::string& back,
+                                        ReplayTotals& totals) {
+  AbilenePods pods = start_abilene_pods(dir, prefix + "_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
+  ReplayRun replay = start_replay(dir, prefix + "_replay", abilene_replay_yaml(dir, prefix + "_replay"), "1", {"--quiet"});
+  await_pod_controls(pods);
+  Subprocess scaler({required_env("NFV_SCALER"), "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
+
+  const std::uint64_t to_online = await_next_slot(12);
+  ASSERT_GE(to_online, 12u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  CommandResult set = run_command(scaler_nfvctl() + "policy set online plan=" + dir + "/plan.yaml candidates=plan utilisation=0.75", 5);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+  const std::uint64_t to_back = await_next_slot(24);
+  ASSERT_GE(to_back, 24u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  set = run_command(scaler_nfvctl() + "policy set " + back, 5);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+
+  ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
+  ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  stop_pods(pods);
+
+  totals = replay_totals(replay);
+  ASSERT_GT(totals.sent, 0);
+  EXPECT_LE(totals.lost, 0.01 * totals.sent) << "lost " << totals.lost << " of " << totals.sent << "\n" << read_file(dir + "/scaler.out");
+}
+
 TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPolicyLive) {
   const std::string dir = make_temp_dir("scaler_pods");
   write_file(dir + "/trace.csv", rate_trace_to_csv(compressed_day()));
@@ -304,28 +340,9 @@ TEST(ScalerWithPods, DrlServesThePodsWithinOnePercentDropsAndSwitchesLiveToOnlin
                                  "/plan.yaml, candidates: plan, guard.utilisation: '0.75'";
   write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: drl, params: {" + drl_params + "}}") +
                                       "sla_basis: packet\nsla_penalty: 0.01\n");
-  AbilenePods pods = start_abilene_pods(dir, "sd_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
-  ReplayRun replay = start_replay(dir, "sd_replay", abilene_replay_yaml(dir, "sd_replay"), "1", {"--quiet"});
-  await_pod_controls(pods);
-  Subprocess scaler({required_env("NFV_SCALER"), "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
-
-  const std::uint64_t to_online = await_next_slot(12);
-  ASSERT_GE(to_online, 12u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  CommandResult set = run_command(scaler_nfvctl() + "policy set online plan=" + dir + "/plan.yaml candidates=plan utilisation=0.75", 5);
-  ASSERT_EQ(set.exit_code, 0) << set.output;
-  const std::uint64_t to_drl = await_next_slot(24);
-  ASSERT_GE(to_drl, 24u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  set = run_command(scaler_nfvctl() + "policy set drl checkpoint=" + checkpoint + " plan=" + dir +
-                        "/plan.yaml candidates=plan guard.utilisation=0.75", 5);
-  ASSERT_EQ(set.exit_code, 0) << set.output;
-
-  ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
-  ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  stop_pods(pods);
-
-  const ReplayTotals totals = replay_totals(replay);
-  ASSERT_GT(totals.sent, 0);
-  EXPECT_LE(totals.lost, 0.01 * totals.sent) << "lost " << totals.lost << " of " << totals.sent << "\n" << read_file(dir + "/scaler.out");
+  ReplayTotals totals;
+  ASSERT_NO_FATAL_FAILURE(serve_switching_to_online_and_back(
+      dir, "sd", "drl checkpoint=" + checkpoint + " plan=" + dir + "/plan.yaml candidates=plan guard.utilisation=0.75", totals));
 
   std::vector<std::string> stretches;
   std::size_t agent_slots = 0, guarded_slots = 0;
@@ -337,9 +354,7 @@ TEST(ScalerWithPods, DrlServesThePodsWithinOnePercentDropsAndSwitchesLiveToOnlin
     EXPECT_TRUE(std::isfinite(e.learned().value())) << "slot " << e.slot();
     // Every pool the plan runs is one the pods have.
     for (const auto& pool : e.plan())
-      EXPECT_TRUE((pool.chain() == "video" && pool.hop() == 1 && pool.site() == "NYCMng") ||
-                  (pool.chain() == "video" && pool.hop() == 2 && pool.site() == "CHINng") ||
-                  (pool.chain() == "calls" && pool.hop() == 1 && pool.site() == "CHINng"))
+      EXPECT_TRUE(a_pods_pool(pool))
           << "slot " << e.slot() << ": " << pool.chain() << " hop " << pool.hop() << " at " << pool.site();
     (e.learned().guard() == "agent" ? agent_slots : guarded_slots) += 1;
   }
@@ -373,27 +388,8 @@ TEST(ScalerWithPods, MarlServesThePodsWithinOnePercentDropsAndSwitchesLiveToOnli
   write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: marl, params: {checkpoints: " + dir + "/marl, plan: " + dir +
                                                              "/plan.yaml, candidates: plan}}") +
                                       "sla_basis: packet\nsla_penalty: 0.01\n");
-  AbilenePods pods = start_abilene_pods(dir, "sm_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
-  ReplayRun replay = start_replay(dir, "sm_replay", abilene_replay_yaml(dir, "sm_replay"), "1", {"--quiet"});
-  await_pod_controls(pods);
-  Subprocess scaler({required_env("NFV_SCALER"), "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
-
-  const std::uint64_t to_online = await_next_slot(12);
-  ASSERT_GE(to_online, 12u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  CommandResult set = run_command(scaler_nfvctl() + "policy set online plan=" + dir + "/plan.yaml candidates=plan utilisation=0.75", 5);
-  ASSERT_EQ(set.exit_code, 0) << set.output;
-  const std::uint64_t to_marl = await_next_slot(24);
-  ASSERT_GE(to_marl, 24u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  set = run_command(scaler_nfvctl() + "policy set marl " + params, 5);
-  ASSERT_EQ(set.exit_code, 0) << set.output;
-
-  ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
-  ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  stop_pods(pods);
-
-  const ReplayTotals totals = replay_totals(replay);
-  ASSERT_GT(totals.sent, 0);
-  EXPECT_LE(totals.lost, 0.01 * totals.sent) << "lost " << totals.lost << " of " << totals.sent << "\n" << read_file(dir + "/scaler.out");
+  ReplayTotals totals;
+  ASSERT_NO_FATAL_FAILURE(serve_switching_to_online_and_back(dir, "sm", "marl " + params, totals));
 
   std::vector<std::string> stretches;
   std::size_t marl_slots = 0;
@@ -404,9 +400,7 @@ TEST(ScalerWithPods, MarlServesThePodsWithinOnePercentDropsAndSwitchesLiveToOnli
     ++marl_slots;
     EXPECT_NE(e.reason().find("site actions"), std::string::npos) << "slot " << e.slot() << ": " << e.reason();
     for (const auto& pool : e.plan())
-      EXPECT_TRUE((pool.chain() == "video" && pool.hop() == 1 && pool.site() == "NYCMng") ||
-                  (pool.chain() == "video" && pool.hop() == 2 && pool.site() == "CHINng") ||
-                  (pool.chain() == "calls" && pool.hop() == 1 && pool.site() == "CHINng"))
+      EXPECT_TRUE(a_pods_pool(pool))
           << "slot " << e.slot() << ": " << pool.chain() << " hop " << pool.hop() << " at " << pool.site();
   }
   EXPECT_EQ(stretches, (std::vector<std::string>{"marl", "online", "marl"})) << read_file(dir + "/scaler.out");

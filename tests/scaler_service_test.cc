@@ -30,6 +30,12 @@ std::string temp_dir() {
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
+// Polls the running service's slot counter, 30 s at most.
+void wait_for_slot(const ScalerService& service, std::uint64_t slot) {
+  for (int i = 0; i < 3000 && service.next_slot() < slot; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GE(service.next_slot(), slot) << "the scaler did not reach slot " << slot << " in 30 s";
+}
+
 // demo3 (NYCMng, CHINng, KSCYng; chains video: 3 hops, calls: 2 hops), a
 // diurnal-like trace in packets/s with a period of 24 slots, `rows` long;
 // the config's lines up to its policy.
@@ -188,17 +194,13 @@ TEST(ScalerService, DrlServesWithItsGuardAndSwitchesLiveWithOnline) {
   ScalerService service(load_scaler_setup(dir + "/scaler.yaml"));
   std::atomic<bool> stop{false};
   std::thread loop([&] { service.run(stop); });
-  auto wait_for_slot = [&](std::uint64_t slot) {
-    for (int i = 0; i < 3000 && service.next_slot() < slot; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_GE(service.next_slot(), slot) << "the scaler did not reach slot " << slot << " in 30 s";
-  };
   control::Request to_online, to_drl;
   to_online.mutable_set_policy()->set_name("online");
   to_drl.mutable_set_policy()->set_name("drl");
   (*to_drl.mutable_set_policy()->mutable_params())["checkpoint"] = settings.out;
-  wait_for_slot(6);
+  wait_for_slot(service, 6);
   ASSERT_TRUE(service.handle(to_online).ok());
-  wait_for_slot(12);
+  wait_for_slot(service, 12);
   ASSERT_TRUE(service.handle(to_drl).ok());
   loop.join();
   EXPECT_NE(service.metrics().find("nfv_scaler_guard_fallbacks_total"), std::string::npos);
@@ -253,20 +255,16 @@ TEST(ScalerService, MarlServesFromItsDirectoryAndSwitchesLiveWithOnline) {
   ScalerService service(load_scaler_setup(dir + "/scaler.yaml"));
   std::atomic<bool> stop{false};
   std::thread loop([&] { service.run(stop); });
-  auto wait_for_slot = [&](std::uint64_t slot) {
-    for (int i = 0; i < 3000 && service.next_slot() < slot; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_GE(service.next_slot(), slot) << "the scaler did not reach slot " << slot << " in 30 s";
-  };
   control::Request to_online, to_marl, broken;
   to_online.mutable_set_policy()->set_name("online");
   to_marl.mutable_set_policy()->set_name("marl");
   (*to_marl.mutable_set_policy()->mutable_params())["checkpoints"] = settings.out;
   broken.mutable_set_policy()->set_name("marl");
   (*broken.mutable_set_policy()->mutable_params())["checkpoints"] = dir + "/nowhere";
-  wait_for_slot(6);
+  wait_for_slot(service, 6);
   ASSERT_TRUE(service.handle(to_online).ok());
   EXPECT_FALSE(service.handle(broken).ok());  // named in the error, and online keeps deciding
-  wait_for_slot(12);
+  wait_for_slot(service, 12);
   ASSERT_TRUE(service.handle(to_marl).ok());
   loop.join();
   const auto entries = Journal::read(dir + "/journal.jsonl");

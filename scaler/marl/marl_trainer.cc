@@ -131,19 +131,23 @@ double MarlTrainer::iterations_per_second() const {
   return update_seconds_ > 0 ? static_cast<double>(curve_.empty() ? 0 : iteration_) / update_seconds_ : 0.0;
 }
 
+void MarlTrainer::start_curve() {
+  // Iteration 0: the untrained agents, so the curve starts where they do.
+  MarlCurvePoint start;
+  start.validation_cost = validation_cost(agents_);
+  start.base_cost = base_cost_;
+  start.online_cost = online_cost();
+  best_validation_ = start.validation_cost;
+  curve_.push_back(start);
+  save();
+  save_best();
+}
+
 void MarlTrainer::run(const std::function<void(const MarlCurvePoint&, std::size_t)>& progress) {
   const MarlTrainSettings& s = settings_;
   if (curve_.empty()) {
-    // Iteration 0: the untrained agents, so the curve starts where they do.
-    MarlCurvePoint start;
-    start.validation_cost = validation_cost(agents_);
-    start.base_cost = base_cost_;
-    start.online_cost = online_cost();
-    best_validation_ = start.validation_cost;
-    curve_.push_back(start);
-    save();
-    save_best();
-    if (progress) progress(start, s.iterations);
+    start_curve();
+    if (progress) progress(curve_.front(), s.iterations);
   }
   while (iteration_ < s.iterations) {
     const auto began = std::chrono::steady_clock::now();
@@ -184,15 +188,8 @@ void MarlTrainer::run(const std::function<void(const MarlCurvePoint&, std::size_
 AgentProcessesRun MarlTrainer::run_processes(AgentProcessOptions options) {
   const MarlTrainSettings& s = settings_;
   if (!curve_.empty()) throw std::invalid_argument("--mode processes: a run starts afresh (each agent resumes on its own)");
-  MarlCurvePoint start;
-  start.validation_cost = validation_cost(agents_);
-  start.base_cost = base_cost_;
-  start.online_cost = online_cost();
-  best_validation_ = start.validation_cost;
-  curve_.push_back(start);
   processes_ = true;
-  save();
-  save_best();
+  start_curve();
   options.checkpoint_dir = marl_checkpoint_files(s.out).agents;
   std::filesystem::create_directories(options.checkpoint_dir);
   const EnvironmentFactory make_game = [this] {

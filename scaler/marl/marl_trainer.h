@@ -80,6 +80,7 @@ class MarlTrainer {
 
  private:
   double validation_cost(const std::shared_ptr<const DecentralizedActorCritic>& agents) const;
+  void start_curve();  // validates the untrained agents: the curve's first point, the first best
   void save() const;
   void save_best() const;  // the agents just saved are the best validation so far
 
