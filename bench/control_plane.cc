@@ -52,15 +52,15 @@ chains:
   return yaml;
 }
 
-struct Pod {
+struct PodProcess {  // an nfv-pod child process and its files
   pid_t pid = -1;
   std::string dir, name;
   std::string log() const { return dir + "/" + name + ".err"; }
   std::string stats() const { return dir + "/" + name + ".json"; }
 };
 
-Pod start(const std::string& binary, const std::string& dir, const std::string& name, const std::string& config, double seconds) {
-  Pod pod{-1, dir, name};
+PodProcess start(const std::string& binary, const std::string& dir, const std::string& name, const std::string& config, double seconds) {
+  PodProcess pod{-1, dir, name};
   std::ofstream(dir + "/" + name + ".yaml") << config;
   pod.pid = fork();
   if (pod.pid == 0) {
@@ -74,7 +74,7 @@ Pod start(const std::string& binary, const std::string& dir, const std::string& 
   return pod;
 }
 
-int logged_port(const Pod& pod, const std::string& what) {
+int logged_port(const PodProcess& pod, const std::string& what) {
   const std::regex pattern(what + R"(.*?127\.0\.0\.1:(\d+))");
   for (int i = 0; i < 1000; ++i) {
     std::smatch m;
@@ -85,7 +85,7 @@ int logged_port(const Pod& pod, const std::string& what) {
   return -1;
 }
 
-double mpps(const Pod& pod) {
+double mpps(const PodProcess& pod) {
   waitpid(pod.pid, nullptr, 0);
   nfv::stats::PodStats stats;
   if (!google::protobuf::util::JsonStringToMessage(read(pod.stats()), &stats).ok() || stats.forwarding_s() <= 0) return 0;
@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   }
 
   // 1. Plan latency under load.
-  Pod loaded = start(binary, dir, "plan_latency", pod_config("plan_latency", pcap, true), seconds + 5);
+  PodProcess loaded = start(binary, dir, "plan_latency", pod_config("plan_latency", pcap, true), seconds + 5);
   const int port = logged_port(loaded, "control API listening on");
   if (port < 0) {
     std::fprintf(stderr, "pod did not start:\n%s\n", read(loaded.log()).c_str());
@@ -143,9 +143,9 @@ int main(int argc, char** argv) {
   const double loaded_mpps = mpps(loaded);
 
   // 2. Forwarding with and without telemetry being read.
-  Pod quiet = start(binary, dir, "telemetry_off", pod_config("telemetry_off", pcap, false), seconds);
+  PodProcess quiet = start(binary, dir, "telemetry_off", pod_config("telemetry_off", pcap, false), seconds);
   const double off = mpps(quiet);
-  Pod watched = start(binary, dir, "telemetry_on", pod_config("telemetry_on", pcap, true), seconds);
+  PodProcess watched = start(binary, dir, "telemetry_on", pod_config("telemetry_on", pcap, true), seconds);
   const int control_port = logged_port(watched, "control API listening on");
   const int metrics_port = logged_port(watched, "metrics on http://");
   int scrapes = 0;

@@ -20,7 +20,7 @@ InstancePool::InstancePool(std::string name, const HopInfo& hop, int site, uint3
     : name_(std::move(name)), hop_(hop), site_(site), workers_(workers), tsc_hz_(tsc_hz) {
   for (auto& s : slots_) s = std::make_unique<Instance>();
   // Whether the VNF type keeps flow state decides whether flows need pinning.
-  view_.stateful = VnfRegistry::instance().create(hop.vnf)->stateful();
+  view_.stateful = VnfRegistry::instance().stateful(hop.vnf);
   std::string error;
   if (!scale_to(static_cast<int>(instances), 0, &error)) throw std::runtime_error(name_ + ": " + error);
 }

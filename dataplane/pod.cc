@@ -181,18 +181,17 @@ void Pod::start() {
 
   // One instance pool per hop placement this pod runs; workers see them via
   // snapshots. Pools of a hop's placements are consecutive.
-  pod.pools.resize(pod.pool_total);
+  pod.pools.resize(pod.index.pools());
   for (std::size_t c = 0; c < layout.chains.size(); ++c)
     for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
       const HopInfo& hop = layout.chains[c].hops[h];
-      const int flat = pod.hop_base[c] + static_cast<int>(h);
       split_shares_.push_back(hop.split);
-      hop_stateful_.push_back(VnfRegistry::instance().create(hop.vnf)->stateful());
+      hop_stateful_.push_back(VnfRegistry::instance().stateful(hop.vnf));
       for (std::size_t k = 0; k < hop.sites.size(); ++k) {
         if (!layout.sites[hop.sites[k]].hosted) continue;
         const std::string name = layout.chains[c].name + "/" + std::to_string(h + 1) + "/" + hop.vnf + "@" + layout.sites[hop.sites[k]].name;
         try {
-          pod.pools[pod.pool_base[flat] + k] =
+          pod.pools[pod.index(static_cast<int>(c), static_cast<int>(h), static_cast<int>(k))] =
               std::make_unique<InstancePool>(name, hop, hop.sites[k], hop.site_instances[k], pod.worker_count, pod.clock.hz());
         } catch (const VnfConfigError& e) {
           throw std::runtime_error("invalid config: chains[" + std::to_string(c) + "].hops[" + std::to_string(h) +
@@ -272,7 +271,7 @@ std::string Pod::scale_now(const std::string& chain_name, int hop, int instances
   if (chain == kNoIndex) return "no chain named '" + chain_name + "'";
   const int hops = static_cast<int>(pod.layout.chains[chain].hops.size());
   if (hop < 1 || hop > hops) return "chain " + chain_name + " has hops 1.." + std::to_string(hops) + ", not " + std::to_string(hop);
-  InstancePool* pool = pod.pools[pod.pool_base[pod.hop_base[chain] + hop - 1]].get();
+  InstancePool* pool = pod.pool(chain, hop - 1, 0);
   if (!pool) return "hop " + std::to_string(hop) + " of " + chain_name + " runs at a site of another pod";
   std::string error;
   try {

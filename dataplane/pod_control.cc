@@ -38,7 +38,7 @@ InstancePool* Pod::find_pool(const std::string& chain_name, uint32_t hop, const 
       return nullptr;
     }
   }
-  InstancePool* pool = pod.pools[pod.pool_base[pod.hop_base[c] + hop - 1] + k].get();
+  InstancePool* pool = pod.pool(c, static_cast<int>(hop) - 1, static_cast<int>(k));
   if (!pool)
     *error = "hop " + std::to_string(hop) + " of " + chain_name + " at " + pod.layout.sites[info.sites[k]].name + " runs in another pod";
   return pool;
@@ -84,12 +84,11 @@ nfv::control::Status Pod::status() const {
       hs->set_site(layout.sites[chain.hops[h].site].name);
       hs->set_max_instances(chain.hops[h].max_instances);
       hs->set_service_rate_pps(chain.hops[h].service_rate_pps);
-      const int flat = pod.hop_base[c] + static_cast<int>(h);
       for (std::size_t k = 0; k < chain.hops[h].sites.size(); ++k) {
         auto* ps = hs->add_placements();
         ps->set_site(layout.sites[chain.hops[h].sites[k]].name);
-        ps->set_share(split_shares_[flat][k]);
-        if (const InstancePool* pool = pod.pools[pod.pool_base[flat] + k].get()) {
+        ps->set_share(split_shares_[pod.index.hop_number(static_cast<int>(c), static_cast<int>(h))][k]);
+        if (const InstancePool* pool = pod.pool(static_cast<int>(c), static_cast<int>(h), static_cast<int>(k))) {
           ps->set_here(true);
           ps->set_active_instances(static_cast<uint32_t>(pool->active()));
           ps->set_draining_instances(static_cast<uint32_t>(pool->draining()));
@@ -138,13 +137,13 @@ std::string Pod::apply_plan(const nfv::control::ApplyPlanRequest& plan) {
     }
     if (total <= 0) return where + "at least one share must be > 0";
     for (auto& v : next) v /= total;
-    shares[pod.hop_base[chain] + split.hop() - 1] = next;
+    shares[pod.index.hop_number(chain, static_cast<int>(split.hop()) - 1)] = next;
   }
   // Every placement this pod runs that gets flows needs an instance after the plan.
-  for (std::size_t flat = 0; flat < shares.size(); ++flat)
-    for (std::size_t k = 0; k < shares[flat].size(); ++k) {
-      InstancePool* pool = pod.pools[pod.pool_base[flat] + k].get();
-      if (!pool || shares[flat][k] <= 0) continue;
+  for (std::size_t number = 0; number < shares.size(); ++number)
+    for (std::size_t k = 0; k < shares[number].size(); ++k) {
+      InstancePool* pool = pod.pools[pod.index.first_pool(static_cast<int>(number)) + k].get();
+      if (!pool || shares[number][k] <= 0) continue;
       int instances = pool->active();
       for (const auto& [changed, n] : changes)
         if (changed == pool) instances = n;
@@ -187,9 +186,9 @@ std::string Pod::drain(const nfv::control::DrainRequest& request) {
   std::string error;
   const int chain = find_hop(request.chain(), request.hop(), &error);
   if (chain == kNoIndex) return error;
-  const int flat = pod.hop_base[chain] + static_cast<int>(request.hop()) - 1;
-  for (std::size_t k = 0; k < pod.layout.chains[chain].hops[request.hop() - 1].sites.size(); ++k) {
-    InstancePool* pool = pod.pools[pod.pool_base[flat] + k].get();
+  const int hop = static_cast<int>(request.hop()) - 1;
+  for (std::size_t k = 0; k < pod.layout.chains[chain].hops[hop].sites.size(); ++k) {
+    InstancePool* pool = pod.pool(chain, hop, static_cast<int>(k));
     if (!pool) continue;
     for (int s = 0; s < kMaxInstancesPerPool; ++s)
       if (pool->state(s) == InstanceState::kActive && pool->slot(s).id == request.instance_id()) {
@@ -214,10 +213,10 @@ static bool reads_only(const std::string& request) { return request == "top" || 
 static std::string vnf_request(PodRuntime& pod, int chain, const nfv::control::Request& request, nfv::control::VnfReply* out) {
   const auto& r = request.vnf();
   if (!reads_only(r.request()) && request.token() != pod.layout.control.token) return "wrong token";
-  const int flat = pod.hop_base[chain] + static_cast<int>(r.hop()) - 1;
-  const auto& sites = pod.layout.chains[chain].hops[r.hop() - 1].sites;
+  const int hop = static_cast<int>(r.hop()) - 1;
+  const auto& sites = pod.layout.chains[chain].hops[hop].sites;
   for (std::size_t k = 0; k < sites.size(); ++k) {
-    InstancePool* pool = pod.pools[pod.pool_base[flat] + k].get();
+    InstancePool* pool = pod.pool(chain, hop, static_cast<int>(k));
     if (!pool) continue;
     for (int s = 0; s < kMaxInstancesPerPool; ++s) {
       if (pool->state(s) == InstanceState::kFree || (r.instance_id() && pool->slot(s).id != r.instance_id())) continue;

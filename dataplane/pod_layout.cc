@@ -503,12 +503,6 @@ int PodLayout::port_index(const std::string& port_name) const {
   return kNoIndex;
 }
 
-int PodLayout::chain_by_spi(uint32_t spi) const {
-  for (std::size_t i = 0; i < chains.size(); ++i)
-    if (chains[i].spi == spi) return static_cast<int>(i);
-  return kNoIndex;
-}
-
 bool PodLayout::has_pci_ports() const {
   return std::any_of(ports.begin(), ports.end(), [](const PortInfo& p) { return p.driver == PortDriverKind::kPci; });
 }

@@ -145,7 +145,6 @@ struct PodLayout {
   int link_between(int from, int to) const { return link_index[from * sites.size() + to]; }
   int site_index(const std::string& name) const;
   int port_index(const std::string& name) const;
-  int chain_by_spi(uint32_t spi) const;
   bool has_pci_ports() const;
 };
 

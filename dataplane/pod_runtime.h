@@ -38,42 +38,74 @@ struct alignas(64) ChainRoute {
   uint8_t egress_stage;
   uint8_t stage_count;
   uint16_t egress_port;
-  uint32_t hop_base;  // index of the chain's first hop in the flat hop list
+  uint32_t hop_base;  // the chain's first hop number (PlacementIndex)
   uint32_t spi;
 };
 
+// Where the instance pool of (chain, hop, placement) sits in the pod's
+// dense per-pool arrays (PodRuntime::pools, RoutingSnapshot::pools), and a
+// hop in per-hop arrays (split shares, site splits): the hops of all chains
+// are numbered one after another, and each hop's placements have
+// consecutive pools. Hops are 0-based here and 1-based in messages; a
+// placement is a position in HopInfo::sites. The scaler's PoolIndex is the
+// same idea over every site.
+class PlacementIndex {
+ public:
+  PlacementIndex() = default;
+  explicit PlacementIndex(const PodLayout& layout) {
+    for (const ChainInfo& chain : layout.chains) {
+      first_hop_.push_back(static_cast<int>(first_pool_.size()));
+      for (const HopInfo& hop : chain.hops) {
+        first_pool_.push_back(pools_);
+        pools_ += static_cast<int>(hop.sites.size());
+      }
+    }
+  }
+  int operator()(int chain, int hop, int placement) const { return first_pool_[hop_number(chain, hop)] + placement; }
+  int hop_number(int chain, int hop) const { return first_hop_[chain] + hop; }
+  // The pool of a hop's first placement, by hop number.
+  int first_pool(int hop_number) const { return first_pool_[hop_number]; }
+  int hops() const { return static_cast<int>(first_pool_.size()); }
+  int pools() const { return pools_; }
+  const std::vector<int>& first_hops() const { return first_hop_; }
+  const std::vector<int>& first_pools() const { return first_pool_; }
+
+ private:
+  std::vector<int> first_hop_;   // per chain: its first hop's number
+  std::vector<int> first_pool_;  // per hop number
+  int pools_ = 0;
+};
+
 struct PodRuntime {
-  explicit PodRuntime(PodLayout l) : layout(std::move(l)), classifier(layout) {
+  explicit PodRuntime(PodLayout l) : layout(std::move(l)), classifier(layout), index(layout) {
     for (std::size_t c = 0; c < layout.chains.size(); ++c) {
       const ChainInfo& chain = layout.chains[c];
       chain_of_spi[chain.spi] = static_cast<int>(c);
-      hop_base.push_back(hop_total);
       ChainRoute& route = routes.emplace_back();
       for (int s = 0; s < chain.stage_count(); ++s) route.stage_site[s] = static_cast<uint8_t>(chain.stage_site[s]);
       route.egress_stage = static_cast<uint8_t>(chain.egress_stage());
       route.stage_count = static_cast<uint8_t>(chain.stage_count());
       route.egress_port = static_cast<uint16_t>(chain.egress_port < 0 ? 0 : chain.egress_port);
-      route.hop_base = static_cast<uint32_t>(hop_total);
+      route.hop_base = static_cast<uint32_t>(index.hop_number(static_cast<int>(c), 0));
       route.spi = chain.spi;
-      hop_total += static_cast<int>(chain.hops.size());
-      for (const auto& hop : chain.hops) {
-        pool_base.push_back(pool_total);
-        pool_total += static_cast<int>(hop.sites.size());
-      }
     }
   }
 
+  // The pool of (chain, 0-based hop, placement), or null where another pod runs it.
+  InstancePool* pool(int chain, int hop, int placement) const { return pools[index(chain, hop, placement)].get(); }
+
   PodLayout layout;
   Classifier classifier;
+  PlacementIndex index;
+  // The index's tables under the names worker.cc and worker_fast_path.cc
+  // still read (ChainRoute::hop_base is the per-packet copy of hop_base).
+  const std::vector<int>& hop_base = index.first_hops();
+  const std::vector<int>& pool_base = index.first_pools();
   WallClock clock;
   uint64_t start_tsc = 0;
   std::vector<PortRuntime> ports;
   std::unordered_map<uint32_t, int> chain_of_spi;
-  std::vector<int> hop_base;  // chain -> index of its first hop in a flat list
   std::vector<ChainRoute> routes;
-  std::vector<int> pool_base;  // flat hop -> index of its first placement's pool
-  int pool_total = 0;
-  int hop_total = 0;
   int worker_count = 1;
   std::atomic<RunState> state{RunState::kForwarding};
   // VNF control requests carried out that may change how a VNF treats a

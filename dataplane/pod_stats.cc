@@ -144,7 +144,7 @@ nfv::stats::PodStats collect_pod_stats(const PodRuntime& pod, const std::vector<
         bucket->set_count(n);
       }
     for (std::size_t h = 0; h < layout.chains[c].hops.size() && !pod.pools.empty(); ++h) {
-      const int first = pod.pool_base[pod.hop_base[c] + h];
+      const int first = pod.index(static_cast<int>(c), static_cast<int>(h), 0);
       for (std::size_t k = 0; k < layout.chains[c].hops[h].sites.size(); ++k) {
         const InstancePool* pool = pod.pools[first + k].get();
         if (pool) add_hop_stats(*out.add_hops(), *pool, first + static_cast<int>(k), layout.sites[pool->site()].name, workers);

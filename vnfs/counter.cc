@@ -68,7 +68,8 @@ class CounterVnf final : public Vnf {
     return n;
   }
 
-  bool stateful() const override { return true; }
+  static constexpr bool kStateful = true;
+  bool stateful() const override { return kStateful; }
 
   void visit_counters(const CounterVisitor& visit) const override {
     visit("flows", read_counter(flows_));

@@ -214,7 +214,8 @@ class FirewallVnf final : public Vnf {
     return compact_burst(pkts, n, dropped, n_dropped, [&](uint16_t i) { return verdict[i] == 1; });
   }
 
-  bool stateful() const override { return false; }
+  static constexpr bool kStateful = false;
+  bool stateful() const override { return kStateful; }
 
   // The rules never change: an allowed IPv4 flow stays allowed by the same rule.
   bool repeats_flows() const override { return true; }

@@ -14,7 +14,8 @@ class ForwardVnf final : public Vnf {
     return n;
   }
 
-  bool stateful() const override { return false; }
+  static constexpr bool kStateful = false;
+  bool stateful() const override { return kStateful; }
   // No tickets: running it costs less than repeating it would
   // (a chain with it goes hop by hop, dataplane/chain_fast_path.h).
 

@@ -121,7 +121,8 @@ class IdsVnf final : public Vnf {
     return compact_burst(pkts, n, dropped, n_dropped, [&drop](uint16_t i) { return drop[i]; });
   }
 
-  bool stateful() const override { return false; }
+  static constexpr bool kStateful = false;
+  bool stateful() const override { return kStateful; }
 
   void visit_counters(const CounterVisitor& visit) const override {
     visit("signatures", sids_.size());

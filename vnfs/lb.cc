@@ -215,7 +215,8 @@ class LoadBalancerVnf final : public Vnf {
     return burst.compact(pkts, n, dropped, n_dropped);
   }
 
-  bool stateful() const override { return true; }
+  static constexpr bool kStateful = true;
+  bool stateful() const override { return kStateful; }
 
   // Backends go up and down only through control(), after which the pod
   // ends every ticket; a connection's own end or move bumps its generation.

@@ -143,7 +143,8 @@ class MonitorVnf final : public Vnf {
     return kept;
   }
 
-  bool stateful() const override { return true; }
+  static constexpr bool kStateful = true;
+  bool stateful() const override { return kStateful; }
 
   // "top": the latest published heavy hitters, one line each.
   bool control(const std::string& request, std::string& reply) override {

@@ -217,7 +217,8 @@ class NatVnf final : public Vnf {
     return burst.compact(pkts, n, dropped, n_dropped);
   }
 
-  bool stateful() const override { return true; }
+  static constexpr bool kStateful = true;
+  bool stateful() const override { return kStateful; }
 
   bool repeats_flows() const override { return true; }
   void upkeep(uint64_t now) override { expire_some(now); }

@@ -110,6 +110,10 @@ class RateLimitVnf final : public Vnf {
     return compact_burst(pkts, n, dropped, n_dropped, [&](uint16_t i) { return drop[i]; });
   }
 
+  // The type counts as stateless: the pod does not pin flows to a
+  // ratelimit's instances, even with per-flow meters (per: flow), which an
+  // instance does keep (stateful() below).
+  static constexpr bool kStateful = false;
   bool stateful() const override { return table_ != nullptr; }
 
   void visit_counters(const CounterVisitor& visit) const override {

@@ -163,7 +163,8 @@ class RouterVnf final : public Vnf {
     return compact_burst(pkts, n, dropped, n_dropped, [&](uint16_t i) { return verdict[i] == 1; });
   }
 
-  bool stateful() const override { return false; }
+  static constexpr bool kStateful = false;
+  bool stateful() const override { return kStateful; }
 
   // The routes never change after init.
   bool repeats_flows() const override { return true; }

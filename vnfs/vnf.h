@@ -89,8 +89,8 @@ class Vnf {
   // Reports the instance's own counters (read without locks).
   virtual void visit_counters(const CounterVisitor& visit) const = 0;
 
-  // Whether the instance keeps per-flow state. A flow of a stateful VNF
-  // stays on its instance while the pool scales; a stateless one may move.
+  // Whether this instance keeps per-flow state. What the pod acts on is the
+  // type's answer, VnfRegistry::stateful (the class's kStateful).
   virtual bool stateful() const = 0;
 
   // Reply steering for pools of more than one instance (null: none needed).
@@ -155,30 +155,37 @@ class VnfRegistry {
  public:
   static VnfRegistry& instance();
 
-  void add(const std::string& name, const std::string& description, VnfFactory factory);
+  void add(const std::string& name, const std::string& description, bool stateful, VnfFactory factory);
   bool contains(const std::string& name) const { return entries_.count(name) != 0; }
   // Throws std::invalid_argument naming the known types when `name` is unknown.
   std::unique_ptr<Vnf> create(const std::string& name) const;
+  // Whether the type keeps per-flow state: a flow of a stateful VNF stays on
+  // its instance (and its site) while the pool scales; a stateless one may
+  // move. Throws like create().
+  bool stateful(const std::string& name) const;
   // name -> description, sorted.
   std::map<std::string, std::string> list() const;
 
  private:
   struct Entry {
     std::string description;
+    bool stateful = false;
     VnfFactory factory;
   };
+  const Entry& entry(const std::string& name) const;
   std::map<std::string, Entry> entries_;
 };
 
 struct VnfRegistration {
-  VnfRegistration(const std::string& name, const std::string& description, VnfFactory factory) {
-    VnfRegistry::instance().add(name, description, std::move(factory));
+  VnfRegistration(const std::string& name, const std::string& description, bool stateful, VnfFactory factory) {
+    VnfRegistry::instance().add(name, description, stateful, std::move(factory));
   }
 };
 
 // One line per VNF type, next to its class (the library is linked whole).
+// The class says whether the type is stateful: static constexpr bool kStateful.
 #define NFV_REGISTER_VNF(name, cls, description) \
-  static ::nfv::VnfRegistration nfv_vnf_registration_##cls(name, description, [] { return std::make_unique<cls>(); })
+  static ::nfv::VnfRegistration nfv_vnf_registration_##cls(name, description, cls::kStateful, [] { return std::make_unique<cls>(); })
 
 // Reads a counter another thread increments.
 inline uint64_t read_counter(const uint64_t& counter) { return __atomic_load_n(&counter, __ATOMIC_RELAXED); }

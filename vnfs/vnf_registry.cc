@@ -37,19 +37,23 @@ VnfRegistry& VnfRegistry::instance() {
   return registry;
 }
 
-void VnfRegistry::add(const std::string& name, const std::string& description, VnfFactory factory) {
-  entries_[name] = Entry{description, std::move(factory)};
+void VnfRegistry::add(const std::string& name, const std::string& description, bool stateful, VnfFactory factory) {
+  entries_[name] = Entry{description, stateful, std::move(factory)};
 }
 
-std::unique_ptr<Vnf> VnfRegistry::create(const std::string& name) const {
+const VnfRegistry::Entry& VnfRegistry::entry(const std::string& name) const {
   auto it = entries_.find(name);
   if (it == entries_.end()) {
     std::string known;
     for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
     throw std::invalid_argument("unknown VNF type '" + name + "' (known: " + known + ")");
   }
-  return it->second.factory();
+  return it->second;
 }
+
+std::unique_ptr<Vnf> VnfRegistry::create(const std::string& name) const { return entry(name).factory(); }
+
+bool VnfRegistry::stateful(const std::string& name) const { return entry(name).stateful; }
 
 std::map<std::string, std::string> VnfRegistry::list() const {
   std::map<std::string, std::string> out;
