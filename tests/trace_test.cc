@@ -33,7 +33,8 @@ bool all_finite(const RateTrace& t) {
 
 // --- Abilene ---------------------------------------------------------------
 // Expected sums computed independently with python3's csv module over
-// traffic/abilene/abilene_tm_5min_mbps.csv (rows 0..4031 March, 4032.. April).
+// traffic/abilene/abilene_tm_5min_mbps.csv (rows 0..4031 March, 4032.. April):
+// tests/tools/trace_golden_sums.py prints them all.
 
 class AbileneTraffic : public testing::Test {
  protected:
@@ -117,7 +118,7 @@ TEST_F(AbileneTraffic, SliceSelectsRowsAndMovesTheStartTime) {
 }
 
 // --- NASA --------------------------------------------------------------------
-// Independently (python3 csv): jul 7939 rows, sum of requests/bin_seconds
+// Independently (python3 csv, tests/tools/trace_golden_sums.py): jul 7939 rows, sum of requests/bin_seconds
 // 6306.461111; aug 8929 rows, 5234.133333; the longest zero run of aug
 // starts at row 179 and lasts 452 bins (Aug 1 14:55 .. Aug 3 04:35);
 // July's longest zero run is 4 bins.
