@@ -1,6 +1,6 @@
-// The scaler's foundations: the one cost model, plan validation, the fluid
-// simulator (conservation on a real trace, drops, late traffic, per-slot
-// p99), the threshold policy and calibration files.
+// The fluid simulator: a slot priced by hand, conservation on a real trace,
+// drops, late traffic, latency and its p99, splits over the WAN, and each
+// chain's and site's share of a slot's cost.
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -31,35 +31,6 @@ std::string shared(const std::string& relative) { return shared_data_path(relati
 
 SimSettings settings(double packet_bytes, double queue_packets) { return test::sim_settings(packet_bytes, queue_packets); }
 
-// --- Cost model ----------------------------------------------------------------
-
-TEST(CostModel, AddsTheFourTermsAtTheTopologysPrices) {
-  // Prices: A operating 2, deploying 7; B operating 3, deploying 11; link 0.05/GB;
-  // SLA 10 per GB at 1000-B packets.
-  // operating  = 2 x 2 (A) + 3 x 1 (B)        = 7
-  // deployment = 7 x 1 (A) + 11 x 0 (B)       = 7
-  // wan        = 0.05 x 4e9 B / 1e9           = 0.2
-  // sla        = 10 x (1e6 + 5e5) x 1000 B / 1e9 = 15
-  // total      = 29.2
-  const Topology t = two_sites(1000);
-  const CostModel model(t, SlaPenalty{SlaPenalty::Basis::per_gb, 10}, 1000);
-  SlotUsage usage{{2, 1}, {1, 0}, {4e9}, 1e6, 5e5};
-  const CostBreakdown cost = model.slot_cost(usage);
-  EXPECT_DOUBLE_EQ(cost.operating, 7);
-  EXPECT_DOUBLE_EQ(cost.deployment, 7);
-  EXPECT_DOUBLE_EQ(cost.wan, 0.2);
-  EXPECT_DOUBLE_EQ(cost.sla_penalty, 15);
-  EXPECT_DOUBLE_EQ(cost.total(), 29.2);
-  // Per packet: 1e-5 x 1.5e6 packets = 15, the same.
-  const CostModel per_packet(t, SlaPenalty{SlaPenalty::Basis::per_packet, 1e-5}, 1000);
-  EXPECT_DOUBLE_EQ(per_packet.slot_cost(usage).sla_penalty, 15);
-}
-
-TEST(CostModel, RejectsUsageOfAnotherTopology) {
-  const CostModel model(two_sites(1000), SlaPenalty{}, 1000);
-  EXPECT_THROW(model.slot_cost(SlotUsage{{1}, {0}, {0}, 0, 0}), std::invalid_argument);
-}
-
 TEST(FluidSimulator, PricesASlotAsComputedByHand) {
   // 1500 pkt/s for 1 s through 2 instances of 1000 pkt/s at A, 1 ran before:
   // operating  = 2 instances x 2              = 4
@@ -81,8 +52,6 @@ TEST(FluidSimulator, PricesASlotAsComputedByHand) {
   // The same plan again starts nothing.
   EXPECT_DOUBLE_EQ(sim.step(one_pool(0, 2), arrivals).cost.deployment, 0);
 }
-
-// --- Fluid simulator ---------------------------------------------------------
 
 TEST(FluidSimulator, ChainBelowItsLoadDropsExactlyTheExcessOnceTheQueueIsFull) {
   // 1 instance of 1000 pkt/s, 1500 pkt/s offered, 200 packets of queue:
@@ -213,221 +182,6 @@ TEST(FluidSimulator, ConservesTrafficOnEverySlotOfTheAbileneAprilTrace) {
   EXPECT_GT(max_backlog, 0);
 }
 
-// --- Plan validation -------------------------------------------------------------
-
-bool mentions(const std::vector<std::string>& problems, const std::string& text) {
-  for (const std::string& problem : problems)
-    if (problem.find(text) != std::string::npos) return true;
-  return false;
-}
-
-TEST(PlanValidation, AValidPlanHasNoProblems) {
-  EXPECT_TRUE(plan_problems(one_pool(0, 3), two_sites(1000)).empty());
-}
-
-TEST(PlanValidation, NamesEveryMistake) {
-  const Topology t = two_sites(1000);
-  const Plan plan{{
-      PoolPlan{0, 0, 0, -2, 0.5},   // negative instances
-      PoolPlan{0, 0, 1, 1, 0.25},   // with the above: splits sum to 0.75
-      PoolPlan{3, 0, 0, 1, 1.0},    // unknown chain
-      PoolPlan{0, 4, 0, 1, 1.0},    // unknown hop
-      PoolPlan{0, 0, 9, 1, 1.0},    // unknown site
-      PoolPlan{0, 0, 1, 1, 0.0},    // listed twice
-  }};
-  const auto problems = plan_problems(plan, t);
-  EXPECT_TRUE(mentions(problems, "chain 'web' hop 1 at site 'A': negative instances (-2)"));
-  EXPECT_TRUE(mentions(problems, "chain 'web' hop 1: splits sum to 0.75"));
-  EXPECT_TRUE(mentions(problems, "pools[2]: unknown chain 3 (the system has 1 chains)"));
-  EXPECT_TRUE(mentions(problems, "pools[3]: chain 'web' has no hop 5 (it has 1)"));
-  EXPECT_TRUE(mentions(problems, "pools[4]: unknown site 9 (the system has 2 sites)"));
-  EXPECT_TRUE(mentions(problems, "pools[5]: chain 'web' hop 1 at site 'B' is listed twice"));
-}
-
-TEST(PlanValidation, RejectsMoreInstancesThanASiteHostsAndSplitsOutsideZeroToOne) {
-  const auto problems = plan_problems(Plan{{PoolPlan{0, 0, 0, 17, 1.5}, PoolPlan{0, 0, 1, 0, -0.5}}}, two_sites(1000));
-  EXPECT_TRUE(mentions(problems, "site 'A': 17 instances planned, capacity 16"));
-  EXPECT_TRUE(mentions(problems, "split 1.5"));
-  EXPECT_TRUE(mentions(problems, "split -0.5"));
-}
-
-TEST(PlanValidation, TheSimulatorRefusesAnInvalidPlanNamingTheProblem) {
-  auto model = std::make_shared<const SystemModel>(two_sites(1000), settings(1000, 64));
-  FluidSimulator sim(model);
-  sim.reset(one_pool(0, 1));
-  const double arrivals[] = {1};
-  try {
-    sim.step(one_pool(0, -1), arrivals);
-    FAIL() << "expected std::invalid_argument";
-  } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("slot 0: invalid plan"), std::string::npos) << error.what();
-    EXPECT_NE(std::string(error.what()).find("negative instances"), std::string::npos) << error.what();
-  }
-}
-
-// --- Threshold policy ---------------------------------------------------------------
-
-Observation observed(std::int32_t instances, double utilisation) {
-  Observation obs;
-  obs.plan = one_pool(0, instances);
-  obs.pools.push_back(PoolLoad{0, 0, 0, instances, utilisation * instances * 100, 0, 0, utilisation, 0});
-  return obs;
-}
-
-TEST(ThresholdPolicy, FollowsKubernetesHpaSemantics) {
-  // 100 pkt/s per instance, target 0.5, tolerance 0.1, scale-down window 3
-  // slots, at most +4 / -1 per slot, 1..10 instances.
-  ThresholdSettings settings{0.5, 0.1, 3, 4, 1, 1, 10};
-  auto policy = make_threshold_policy(two_sites(100), settings);
-  const Forecast none;
-  auto decide = [&](std::int32_t current, double utilisation) {
-    return policy->decide(observed(current, utilisation), none).pools.at(0).instances;
-  };
-  EXPECT_EQ(decide(2, 0.9), 4);    // ceil(2 x 0.9 / 0.5) = ceil(3.6) = 4
-  EXPECT_EQ(decide(4, 0.53), 4);   // 0.53 / 0.5 = 1.06: inside the 0.1 tolerance
-  EXPECT_EQ(decide(4, 0.2), 4);    // wants ceil(1.6) = 2, but 4 was recommended in the window
-  EXPECT_EQ(decide(4, 0.2), 4);    // window: 4 (tolerance slot), 2, 2
-  EXPECT_EQ(decide(4, 0.2), 3);    // window: 2, 2, 2 -> down, at most 1 per slot
-  EXPECT_EQ(decide(3, 0.8 / 3), 2);  // ceil(3 x 0.267 / 0.5) = ceil(1.6) = 2
-  EXPECT_EQ(decide(2, 5.0), 6);    // wants 20: capped at max 10, then +4 per slot
-  EXPECT_EQ(decide(10, 0.01), 10); // the recommendation of 10 two slots ago is still in the window
-  policy->reset();
-  EXPECT_EQ(decide(10, 0.01), 9);  // no history after reset: down 1
-}
-
-TEST(ThresholdPolicy, SizesAnEmptyPoolForItsLoadAndStaysWithinTheSite) {
-  ThresholdSettings settings{0.5, 0.1, 1, 100, 1, 0, 100};
-  auto policy = make_threshold_policy(two_sites(100), settings);
-  Observation obs;
-  obs.plan = one_pool(0, 0);
-  obs.pools.push_back(PoolLoad{0, 0, 0, 0, 450, 0, 0, INFINITY, 0});
-  EXPECT_EQ(policy->decide(obs, Forecast{}).pools[0].instances, 9);  // 450 / (100 x 0.5)
-  obs.pools[0].offered_pps = 5000;                                   // would need 100
-  EXPECT_EQ(policy->decide(obs, Forecast{}).pools[0].instances, 16);  // site A hosts 16
-}
-
-// --- Calibration -------------------------------------------------------------------
-
-TEST(Calibration, OverridesServiceRatesAndLinkDelays) {
-  Topology t = two_sites(1000);
-  const auto applied = apply_calibration(parse_calibration(R"(measured: bench on this machine
-vnf_rates:
-  - {vnf: fw, service_rate_pps: 2500}
-link_delays:
-  - {from: B, to: A, delay_ms: 12.5}
-)", "cal.yaml"), t);
-  EXPECT_EQ(applied.size(), 2u);
-  EXPECT_DOUBLE_EQ(t.vnf_types[0].service_rate_pps, 2500);
-  EXPECT_DOUBLE_EQ(t.links[0].delay_ms, 12.5);
-  EXPECT_TRUE(t.links[0].delay_given);
-}
-
-TEST(Calibration, ErrorsNameTheFileLineAndField) {
-  Topology t = two_sites(1000);
-  try {
-    apply_calibration(parse_calibration("vnf_rates:\n  - {vnf: fw, service_rate_pps: 1}\n  - {vnf: nat, service_rate_pps: 5}\n",
-                                        "cal.yaml"),
-                      t);
-    FAIL();
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("cal.yaml:3: vnf_rates[1].vnf"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("no 'nat'"), std::string::npos) << e.what();
-  }
-  EXPECT_THROW(parse_calibration("vnf_rate: []\n", "cal.yaml"), std::runtime_error);
-}
-
-// A pod's stats with one hop of `vnf` at site A: its configured limit, and
-// packets and busy cycles (TSC at 1 GHz) measured on one instance.
-stats::PodStats pod_with_hop(const std::string& vnf, double limit, std::uint64_t packets, std::uint64_t busy_cycles) {
-  stats::PodStats pod;
-  pod.set_pod("p");
-  pod.set_tsc_hz(1'000'000'000);
-  auto* hop = pod.add_hops();
-  hop->set_chain("web");
-  hop->set_hop(1);
-  hop->set_site("A");
-  hop->set_vnf(vnf);
-  hop->set_service_rate_pps(limit);
-  hop->set_queue_packets(512);
-  auto* instance = hop->add_instances();
-  instance->set_in_packets(packets);
-  instance->set_busy_cycles(busy_cycles);
-  auto* link = pod.add_links();
-  link->set_from_site("A");
-  link->set_to_site("B");
-  link->set_delay_ms(12.25);
-  return pod;
-}
-
-TEST(PodCalibration, TakesTheConfiguredLimitOrTheCoresRateWhicheverIsLower) {
-  // 100,000 packets in 50 ms of busy cycles: the core alone does 2 Mpps.
-  const auto limited = calibrate_from_pods({pod_with_hop("fw", 2500, 100000, 50'000'000)});
-  ASSERT_EQ(limited.calibration.vnf_rates_size(), 1);
-  EXPECT_DOUBLE_EQ(limited.calibration.vnf_rates(0).service_rate_pps(), 2500);
-  EXPECT_NE(limited.calibration.vnf_rates(0).derived().find("configured limit"), std::string::npos);
-  // A limit above what the core manages: the core's rate.
-  const auto core_bound = calibrate_from_pods({pod_with_hop("fw", 5e6, 100000, 50'000'000)});
-  EXPECT_DOUBLE_EQ(core_bound.calibration.vnf_rates(0).service_rate_pps(), 2e6);
-  // No limit and too few packets to time: left out, with a warning.
-  const auto unmeasured = calibrate_from_pods({pod_with_hop("fw", 0, 10, 5000)});
-  EXPECT_EQ(unmeasured.calibration.vnf_rates_size(), 0);
-  ASSERT_EQ(unmeasured.warnings.size(), 1u);
-  EXPECT_NE(unmeasured.warnings[0].find("too few packets"), std::string::npos) << unmeasured.warnings[0];
-  EXPECT_THROW(calibrate_from_pods({}), std::invalid_argument);
-}
-
-TEST(PodCalibration, ItsFileReadsBackAndCalibratesTheTopology) {
-  const auto result = calibrate_from_pods({pod_with_hop("fw", 2500, 100000, 50'000'000)});
-  EXPECT_EQ(result.calibration.queue_packets_per_instance(), 512);
-  Topology t = two_sites(1000);
-  const LoadedCalibration loaded = parse_calibration(calibration_to_yaml(result.calibration), "cal.yaml");
-  EXPECT_EQ(loaded.message.queue_packets_per_instance(), 512);
-  apply_calibration(loaded, t);
-  EXPECT_DOUBLE_EQ(t.vnf_types[0].service_rate_pps, 2500);
-  EXPECT_DOUBLE_EQ(t.links[0].delay_ms, 12.25);
-}
-
-// --- Plan files ------------------------------------------------------------------
-
-TEST(PlanFile, ReadsNamesAndSplitsInProportionToInstancesByDefault) {
-  Topology t = two_sites(1000);
-  const Plan plan = parse_plan_file("pools:\n  - {chain: web, hop: 1, site: A, instances: 3}\n"
-                                    "  - {chain: web, hop: 1, site: B, instances: 1}\n",
-                                    "plan.yaml", t);
-  ASSERT_EQ(plan.pools.size(), 2u);
-  EXPECT_EQ(plan.pools[0].site, 0u);
-  EXPECT_EQ(plan.pools[0].hop, 0u);
-  EXPECT_EQ(plan.pools[0].instances, 3);
-  EXPECT_DOUBLE_EQ(plan.pools[0].split, 0.75);
-  EXPECT_DOUBLE_EQ(plan.pools[1].split, 0.25);
-  const Plan given = parse_plan_file("pools:\n  - {chain: web, hop: 1, site: A, instances: 3, split: 0.5}\n"
-                                     "  - {chain: web, hop: 1, site: B, instances: 1, split: 0.5}\n",
-                                     "plan.yaml", t);
-  EXPECT_DOUBLE_EQ(given.pools[0].split, 0.5);
-}
-
-TEST(PlanFile, ErrorsNameTheFileLineAndField) {
-  Topology t = two_sites(1000);
-  const auto error_of = [&](const std::string& text) {
-    try {
-      parse_plan_file(text, "plan.yaml", t);
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 1, site: A, instances: 1}\n  - {chain: mail, hop: 1, site: A}\n")
-                .find("plan.yaml:3: pools[1].chain"),
-            std::string::npos);
-  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 2, site: A, instances: 1}\n").find("pools[0].hop: expected a hop of chain web, 1..1"),
-            std::string::npos)
-      << error_of("pools:\n  - {chain: web, hop: 2, site: A, instances: 1}\n");
-  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 1, site: Z, instances: 1}\n").find("pools[0].site"), std::string::npos);
-  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 1, site: A, instances: -1}\n").find("pools[0].instances"),
-            std::string::npos);
-  // Valid names, but the splits of the hop add up to 0.6.
-  EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 1, site: A, instances: 1, split: 0.6}\n").find("plan.yaml: the plan is not valid"),
-            std::string::npos);
   EXPECT_NE(error_of("pool: []\n").find("plan.yaml:1"), std::string::npos) << error_of("pool: []\n");
 }
 
