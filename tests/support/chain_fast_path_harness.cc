@@ -1,65 +1,52 @@
-// The chain fast path (dataplane/chain_fast_path.h) changes what a packet
-// costs, nothing else. The same traffic goes through a pod twice, once with
-// the fast path and once hop by hop (fast_path: false); both runs must send
-// the same frames out in the same order and end with the same counters
-// everywhere (chains, drops, hops, instances, every VNF counter but the
-// VNFs' own lookup caches), while the fast run repeats most packets from
-// their records. The traffic has what a record must not cover: TCP opens
-// and closes, TTLs that run out, denied flows, flows a VNF cannot repeat
-// (ICMP, VLAN tags, traffic that is not for a VIP), UDP without a checksum,
-// replies; and what must end records: a backend marked down, connections
-// that expire, a stateful hop scaled out and in (its flows must stay where the
-// fast path kept them). Every frame that leaves carries valid IPv4 and
-// TCP/UDP checksums. (Pools of several stateless instances are left out:
-// their Maglev tables follow instance ids, which run on across the two pods
-// of one process, so the two runs would spread flows differently.)
-//
-// The pod runs in this process (EAL: main lcore + one worker) between two
-// net_ring ports.
-#include <arpa/inet.h>
+#include "chain_fast_path_harness.h"
 
+#include <algorithm>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <map>
+#include <cstring>
 #include <numeric>
 #include <random>
-#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 
-#include "in_process_pod.h"
-#include "packet_builder.h"
 #include "vnf.h"
 
-namespace nfv {
+namespace nfv::test {
 namespace {
 
 using namespace std::chrono_literals;
-using nfv::test::Bytes;
-
-constexpr uint8_t kSyn = 0x02, kFin = 0x01, kRst = 0x04, kAck = 0x10;
-
-// One frame to send: an IPv4 TCP/UDP/ICMP packet with a frame number in its payload.
-struct FrameSpec {
-  std::string src, dst;
-  uint8_t protocol = IPPROTO_UDP;
-  uint16_t sport = 0, dport = 0;
-  uint8_t tcp_flags = kAck;
-  uint8_t ttl = 64;
-  bool udp_checksum = true;
-  bool vlan = false;
-};
 
 void put32(Bytes& b, size_t at, uint32_t v) {
   for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (24 - 8 * i));
 }
 
-Bytes build(const FrameSpec& f, uint32_t number) {
+struct Outcome {
+  std::vector<Bytes> frames;
+  std::vector<std::map<std::string, uint64_t>> counters;  // at each checkpoint, and at the end
+  uint64_t repeated = 0;  // packets the fast path repeated
+  uint64_t entered = 0;
+};
+
+Outcome run(const std::string& config, const Scenario& scenario) {
+  Outcome outcome;
+  nfv::test::run_in_process_pod(config, [&](Pod& pod, rte_mempool* pool) {
+    Exchange exchange(pod, pool);
+    scenario(pod, exchange);
+    const auto stats = pod.stats_async().get();
+    outcome.frames = exchange.all();
+    outcome.counters = exchange.checkpoints();
+    outcome.counters.push_back(counters_of(stats));
+    outcome.repeated = stats.chains(0).fast_path_packets();
+    outcome.entered = stats.chains(0).in_packets();
+  });
+  return outcome;
+}
+
+}  // namespace
+
+Bytes build_frame(const FrameSpec& f, uint32_t number) {
   constexpr uint16_t kPayload = 12;
   Bytes l4;
   if (f.protocol == IPPROTO_TCP) {
@@ -96,7 +83,6 @@ Bytes build(const FrameSpec& f, uint32_t number) {
   return frame;
 }
 
-// Whether a frame that left the pod carries valid checksums.
 bool checksums_valid(const Bytes& frame) {
   if (frame.size() < 34 || frame[12] != 0x08 || frame[13] != 0x00) return true;  // not plain IPv4: not ours to judge
   const auto* ip = reinterpret_cast<const rte_ipv4_hdr*>(frame.data() + 14);
@@ -107,66 +93,45 @@ bool checksums_valid(const Bytes& frame) {
   return true;
 }
 
-// Feeds the pod through its net_ring input, reads every frame that comes out.
-class Exchange {
- public:
-  Exchange(Pod& pod, rte_mempool* pool) : pod_(pod), pool_(pool) {
-    in_ = pod.runtime().ports[0].port_id;
-    out_ = pod.runtime().ports[1].port_id;
-  }
+Exchange::Exchange(Pod& pod, rte_mempool* pool) : pod_(pod), pool_(pool) {
+  in_ = pod.runtime().ports[0].port_id;
+  out_ = pod.runtime().ports[1].port_id;
+}
 
-  // Sends the frames (in chunks the rings hold) and returns what left, in order.
-  std::vector<Bytes> send(const std::vector<Bytes>& frames) {
-    std::vector<Bytes> out;
-    for (size_t at = 0; at < frames.size();) {
-      const size_t end = std::min(frames.size(), at + 64);
-      for (; at < end; ++at, ++sent_) {
-        rte_mbuf* m = nfv::test::to_mbuf(pool_, frames[at]);
-        while (rte_eth_tx_burst(in_, 0, &m, 1) == 0) std::this_thread::sleep_for(20us);
-      }
-      collect(out);
+std::vector<Bytes> Exchange::send(const std::vector<Bytes>& frames) {
+  std::vector<Bytes> out;
+  for (size_t at = 0; at < frames.size();) {
+    const size_t end = std::min(frames.size(), at + 64);
+    for (; at < end; ++at, ++sent_) {
+      rte_mbuf* m = nfv::test::to_mbuf(pool_, frames[at]);
+      while (rte_eth_tx_burst(in_, 0, &m, 1) == 0) std::this_thread::sleep_for(20us);
     }
-    all_.insert(all_.end(), out.begin(), out.end());
-    return out;
+    collect(out);
   }
+  all_.insert(all_.end(), out.begin(), out.end());
+  return out;
+}
 
-  const std::vector<Bytes>& all() const { return all_; }
-
-  // Notes every counter now (see counters_of), for comparing the runs phase by phase.
-  void checkpoint();
-  const std::vector<std::map<std::string, uint64_t>>& checkpoints() const { return checkpoints_; }
-
- private:
-  // Reads until the worker has taken every frame sent and 10 ms pass with nothing new.
-  void collect(std::vector<Bytes>& out) {
-    const auto received = [&] { return read_counter(pod_.worker(0).counters().ports[0].rx_packets); };
-    auto quiet_since = std::chrono::steady_clock::now();
-    for (int polls = 0; polls < 20000; ++polls) {
-      rte_mbuf* burst[32];
-      const uint16_t n = rte_eth_rx_burst(out_, 0, burst, 32);
-      for (uint16_t i = 0; i < n; ++i) {
-        out.push_back(nfv::test::from_mbuf(burst[i]));
-        rte_pktmbuf_free(burst[i]);
-      }
-      if (n) {
-        quiet_since = std::chrono::steady_clock::now();
-        continue;
-      }
-      if (received() == sent_ && std::chrono::steady_clock::now() - quiet_since > 10ms) return;
-      std::this_thread::sleep_for(200us);
+void Exchange::collect(std::vector<Bytes>& out) {
+  const auto received = [&] { return read_counter(pod_.worker(0).counters().ports[0].rx_packets); };
+  auto quiet_since = std::chrono::steady_clock::now();
+  for (int polls = 0; polls < 20000; ++polls) {
+    rte_mbuf* burst[32];
+    const uint16_t n = rte_eth_rx_burst(out_, 0, burst, 32);
+    for (uint16_t i = 0; i < n; ++i) {
+      out.push_back(nfv::test::from_mbuf(burst[i]));
+      rte_pktmbuf_free(burst[i]);
     }
-    ADD_FAILURE() << "the pod did not take every frame sent";
+    if (n) {
+      quiet_since = std::chrono::steady_clock::now();
+      continue;
+    }
+    if (received() == sent_ && std::chrono::steady_clock::now() - quiet_since > 10ms) return;
+    std::this_thread::sleep_for(200us);
   }
+  ADD_FAILURE() << "the pod did not take every frame sent";
+}
 
-  Pod& pod_;
-  rte_mempool* pool_;
-  uint16_t in_ = 0, out_ = 0;
-  uint64_t sent_ = 0;
-  std::vector<Bytes> all_;
-  std::vector<std::map<std::string, uint64_t>> checkpoints_;
-};
-
-// Every counter that must not depend on the fast path, by name.
 std::map<std::string, uint64_t> counters_of(const nfv::stats::PodStats& stats) {
   std::map<std::string, uint64_t> c;
   for (const auto& chain : stats.chains()) {
@@ -199,32 +164,6 @@ std::map<std::string, uint64_t> counters_of(const nfv::stats::PodStats& stats) {
 
 void Exchange::checkpoint() { checkpoints_.push_back(counters_of(pod_.stats_async().get())); }
 
-struct Outcome {
-  std::vector<Bytes> frames;
-  std::vector<std::map<std::string, uint64_t>> counters;  // at each checkpoint, and at the end
-  uint64_t repeated = 0;  // packets the fast path repeated
-  uint64_t entered = 0;
-};
-
-using Scenario = std::function<void(Pod&, Exchange&)>;
-
-Outcome run(const std::string& config, const Scenario& scenario) {
-  Outcome outcome;
-  nfv::test::run_in_process_pod(config, [&](Pod& pod, rte_mempool* pool) {
-    Exchange exchange(pod, pool);
-    scenario(pod, exchange);
-    const auto stats = pod.stats_async().get();
-    outcome.frames = exchange.all();
-    outcome.counters = exchange.checkpoints();
-    outcome.counters.push_back(counters_of(stats));
-    outcome.repeated = stats.chains(0).fast_path_packets();
-    outcome.entered = stats.chains(0).in_packets();
-  });
-  return outcome;
-}
-
-// Runs the scenario with and without the fast path ("FAST_PATH" in the
-// config) and compares the two runs.
 void expect_same_with_and_without(const std::string& config_template, const Scenario& scenario, double min_repeated_share) {
   const auto config_with = [&](bool on) {
     std::string c = config_template;
@@ -255,36 +194,6 @@ void expect_same_with_and_without(const std::string& config_template, const Scen
   }
 }
 
-std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = (std::filesystem::temp_directory_path() / name).string();
-  std::ofstream(path) << text;
-  return path;
-}
-
-std::string chain_pod_config(const std::string& hops) {
-  return R"(name: fastpath
-sites: [{name: A, lat: 40.78, lon: -73.97}]
-hosted_sites: [A]
-ports:
-  - {name: in, driver: ring, site: A}
-  - {name: out, driver: ring, site: A, tx_only: true}
-chains:
-  - name: web
-    id: 1
-    ingress_site: A
-    egress_site: A
-    egress_port: out
-    fast_path: FAST_PATH
-    match: [{}]
-    hops:
-)" + hops;
-}
-
-std::string inside(int host) { return "10.0." + std::to_string(host / 200) + "." + std::to_string(1 + host % 200); }
-
-// Rounds of traffic: the k-th packet of every flow in round k, the flows of
-// a round in a shuffled (fixed) order, so flows interleave but each flow's
-// packets keep their order.
 std::vector<Bytes> interleave(const std::vector<std::vector<FrameSpec>>& flows, uint32_t& number, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<size_t> order(flows.size());
@@ -295,140 +204,9 @@ std::vector<Bytes> interleave(const std::vector<std::vector<FrameSpec>>& flows, 
   for (size_t r = 0; r < rounds; ++r) {
     std::shuffle(order.begin(), order.end(), rng);
     for (size_t f : order)
-      if (r < flows[f].size()) frames.push_back(build(flows[f][r], number++));
+      if (r < flows[f].size()) frames.push_back(build_frame(flows[f][r], number++));
   }
   return frames;
 }
 
-// Clients of the VIPs and of other servers, and what the firewall denies.
-std::vector<std::vector<FrameSpec>> client_traffic() {
-  std::vector<std::vector<FrameSpec>> flows;
-  for (int c = 0; c < 160; ++c) {  // UDP to the DNS VIP; some without a checksum, some with TTLs that run out
-    FrameSpec f{inside(c), "198.51.100.10", IPPROTO_UDP, static_cast<uint16_t>(3000 + c), 53};
-    f.udp_checksum = c % 9 != 0;
-    std::vector<FrameSpec> packets(4, f);
-    if (c % 13 == 0) packets[2].ttl = 1;  // the router drops it
-    if (c % 13 == 1) packets[2].ttl = 2;  // the router passes it with TTL 1
-    flows.push_back(packets);
-  }
-  for (int c = 0; c < 60; ++c) {  // TCP to the web VIP: open, data, close (some reset)
-    const FrameSpec f{inside(300 + c), "198.51.100.10", IPPROTO_TCP, static_cast<uint16_t>(40000 + c), 80};
-    std::vector<FrameSpec> packets(6, f);
-    packets[0].tcp_flags = kSyn;
-    packets[4].tcp_flags = c % 5 == 0 ? kRst : kFin | kAck;
-    flows.push_back(packets);
-  }
-  for (int c = 0; c < 30; ++c)  // not for a VIP: the lb passes them without a ticket
-    flows.push_back(std::vector<FrameSpec>(3, FrameSpec{inside(400 + c), "198.51.100.77", IPPROTO_UDP, static_cast<uint16_t>(5000 + c), 5000}));
-  for (int c = 0; c < 20; ++c)  // telnet: denied by the firewall
-    flows.push_back(std::vector<FrameSpec>(2, FrameSpec{inside(450 + c), "198.51.100.10", IPPROTO_TCP, static_cast<uint16_t>(6000 + c), 23}));
-  for (int c = 0; c < 10; ++c) {  // ICMP echo and VLAN-tagged frames go hop by hop
-    flows.push_back(std::vector<FrameSpec>(3, FrameSpec{inside(500 + c), "198.51.100.10", IPPROTO_ICMP, static_cast<uint16_t>(700 + c), 0}));
-    FrameSpec tagged{inside(520 + c), "198.51.100.10", IPPROTO_UDP, static_cast<uint16_t>(7000 + c), 53};
-    tagged.vlan = true;
-    flows.push_back(std::vector<FrameSpec>(3, tagged));
-  }
-  return flows;
-}
-
-nfv::control::Request vnf_request(uint32_t hop, const std::string& text) {
-  nfv::control::Request r;
-  r.mutable_vnf()->set_chain("web");
-  r.mutable_vnf()->set_hop(hop);
-  r.mutable_vnf()->set_request(text);
-  return r;
-}
-
-TEST(ChainFastPath, ChangesNothingButTheCostOfAFourVnfChain) {
-  const std::string rules = write_file("fast_path_rules.txt", "deny tcp any any any 23\n");
-  const std::string routes = write_file("fast_path_routes.txt",
-                                        "0.0.0.0/0 02:00:00:00:00:01\n192.0.2.0/24 02:00:00:00:00:05\n198.51.100.0/24 02:00:00:00:00:03\n");
-  const std::string config = chain_pod_config(
-      "      - {vnf: firewall, site: A, params: {default: allow, rules_file: " + rules + "}}\n"
-      "      - {vnf: nat, site: A, max_instances: 2, params: {external: \"203.0.113.1,203.0.113.2\", internal: \"10.0.0.0/8\"}}\n"
-      "      - {vnf: lb, site: A, max_instances: 2, params: {conn_timeout: \"2\", connections: \"2048\", services: "
-      "\"198.51.100.10:80/tcp=192.0.2.1:8080,192.0.2.2:8080;198.51.100.10:53/udp=192.0.2.1:53,192.0.2.2:53,192.0.2.3:53\"}}\n"
-      "      - {vnf: router, site: A, params: {routes_file: " + routes + "}}\n");
-  const Scenario scenario = [](Pod& pod, Exchange& exchange) {
-    const auto flows = client_traffic();
-    uint32_t number = 0;
-    uint32_t seed = 1;
-    const auto traffic = [&] {
-      exchange.send(interleave(flows, number, seed++));
-      exchange.checkpoint();
-    };
-    traffic();  // records are made
-    // and used, for longer than the lb's timeout: its connections live on
-    for (int round = 0; round < 8; ++round) {
-      traffic();
-      std::this_thread::sleep_for(200ms);
-    }
-    // UDP flows to it keep their records' generation: only the control request ends them.
-    const auto down = pod.request_async(vnf_request(3, "backend down 192.0.2.2:53")).get();
-    ASSERT_TRUE(down.ok()) << down.error();
-    traffic();  // connections on the backend that went down move
-    // Every lb connection expires: idle for over its timeout, then one flow's
-    // packets in bursts enough for the lb's paced sweep to cover its table
-    // (64 positions a burst) before the traffic comes back, in both runs alike.
-    std::this_thread::sleep_for(2600ms);
-    const FrameSpec keepalive{inside(900), "198.51.100.10", IPPROTO_UDP, 9999, 53};
-    for (int burst = 0; burst < 100; ++burst) exchange.send({build(keepalive, number++)});
-    traffic();
-    traffic();
-    // Two nat instances: hop by hop, and every flow stays on the instance
-    // that ran alone (the fast path kept the pool's memory of its flows).
-    ASSERT_EQ(pod.scale("web", 2, 2).get(), "");
-    traffic();
-    ASSERT_EQ(pod.scale("web", 2, 1).get(), "");  // once the other has drained, the fast path again
-    traffic();
-    traffic();
-  };
-  expect_same_with_and_without(config, scenario, 0.4);
-  std::filesystem::remove(rules);
-  std::filesystem::remove(routes);
-}
-
-// Replies through nat -> router: the nat translates them back from the
-// sessions its outbound packets opened, and the fast path repeats both
-// directions, keeping the sessions alive past their timeout.
-TEST(ChainFastPath, ChangesNothingButTheCostOfNatRepliesBothWays) {
-  const std::string routes = write_file("fast_path_routes2.txt", "0.0.0.0/0 02:00:00:00:00:01\n10.0.0.0/8 02:00:00:00:00:04\n");
-  const std::string config = chain_pod_config(
-      "      - {vnf: nat, site: A, params: {external: \"203.0.113.9\", internal: \"10.0.0.0/8\", udp_timeout: \"2\", tcp_timeout: \"2\"}}\n"
-      "      - {vnf: router, site: A, params: {routes_file: " + routes + "}}\n");
-  const Scenario scenario = [](Pod&, Exchange& exchange) {
-    std::vector<std::vector<FrameSpec>> outbound;
-    for (int c = 0; c < 200; ++c) {
-      const bool tcp = c % 2;
-      const FrameSpec f{inside(c), "198.51.100.20", static_cast<uint8_t>(tcp ? IPPROTO_TCP : IPPROTO_UDP), static_cast<uint16_t>(1500 + c), 443};
-      outbound.push_back(std::vector<FrameSpec>(3, f));
-    }
-    uint32_t number = 0;
-    const auto out = exchange.send(interleave(outbound, number, 11));
-    // One reply flow to each external port (and protocol) the flows were given.
-    std::set<std::pair<uint8_t, uint16_t>> sessions;
-    std::vector<std::vector<FrameSpec>> replies;
-    for (const Bytes& b : out) {
-      ASSERT_GE(b.size(), 38u);
-      const uint8_t protocol = b[23];
-      const uint16_t port = static_cast<uint16_t>(b[34] << 8 | b[35]);
-      if (!sessions.insert({protocol, port}).second) continue;
-      FrameSpec r{"198.51.100.20", "203.0.113.9", protocol, 443, port};
-      std::vector<FrameSpec> packets(4, r);
-      if (protocol == IPPROTO_TCP) packets[3].tcp_flags = kFin | kAck;
-      replies.push_back(packets);
-    }
-    // For longer than the sessions' timeout: they live on.
-    for (int round = 0; round < 16; ++round) {
-      exchange.send(interleave(replies, number, 20 + round));
-      exchange.send(interleave(outbound, number, 30 + round));
-      exchange.checkpoint();
-      std::this_thread::sleep_for(200ms);
-    }
-  };
-  expect_same_with_and_without(config, scenario, 0.6);
-  std::filesystem::remove(routes);
-}
-
-}  // namespace
-}  // namespace nfv
+}  // namespace nfv::test
