@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <rte_cycles.h>
+#include <rte_lcore.h>
 
 #include "flow_affinity.h"
 

@@ -1,6 +1,8 @@
 // NSH encapsulation on real mbufs: the frame and the chain context round
 // trip; what decapsulation cannot carry is refused by name.
 #include <gtest/gtest.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
 
 #include "chain_meta.h"
 #include "mbuf_pool_test.h"
