@@ -5,6 +5,7 @@
 #include <rte_mbuf.h>
 
 #include "chain_meta.h"
+#include "header_mark.h"
 #include "mbuf_pool_test.h"
 #include "nsh.h"
 #include "packet_builder.h"

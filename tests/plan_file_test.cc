@@ -64,6 +64,8 @@ TEST(PlanFile, ErrorsNameTheFileLineAndField) {
   // Valid names, but the splits of the hop add up to 0.6.
   EXPECT_NE(error_of("pools:\n  - {chain: web, hop: 1, site: A, instances: 1, split: 0.6}\n").find("plan.yaml: the plan is not valid"),
             std::string::npos);
+  EXPECT_NE(error_of("pool: []\n").find("plan.yaml:1"), std::string::npos) << error_of("pool: []\n");
+}
 
 }  // namespace
 }  // namespace nfv
