@@ -1,9 +1,24 @@
 #include "pod_runner.h"
 
+#include <unistd.h>
+
+#include <regex>
+
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
 namespace nfv::test {
+
+int logged_port(const PodRun& pod, const std::string& what) {
+  const std::regex pattern(what + R"(.*?127\.0\.0\.1:(\d+))");
+  for (int i = 0; i < 500; ++i) {
+    std::smatch m;
+    const std::string log = read_file(pod.stderr_path());
+    if (std::regex_search(log, m, pattern) && log.find("forwarding on") != std::string::npos) return std::stoi(m[1]);
+    usleep(10000);
+  }
+  return -1;
+}
 
 std::string nfv_pod_binary() { return required_env("NFV_POD"); }
 
