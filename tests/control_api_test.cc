@@ -16,7 +16,10 @@
 
 #include "control.pb.h"
 #include "control_frame.h"
+#include "live_pod.h"
+#include "bounded_wait.h"
 #include "pod_runner.h"
+#include "raw_connection.h"
 
 namespace nfv::test {
 namespace {
@@ -36,80 +39,13 @@ chains:
 )";
 }
 
-// Waits for the pod's log line naming a listening port.
-int logged_port(const PodRun& pod, const std::string& what) {
-  const std::regex pattern(what + R"(.*?127\.0\.0\.1:(\d+))");
-  for (int i = 0; i < 500; ++i) {
-    std::smatch m;
-    const std::string log = read_file(pod.stderr_path());
-    if (std::regex_search(log, m, pattern) && log.find("forwarding on") != std::string::npos) return std::stoi(m[1]);
-    usleep(10000);
-  }
-  return -1;
-}
-
-// A raw TCP connection, so tests can send what no well-behaved client would.
-class RawConnection {
- public:
-  explicit RawConnection(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    timeval tv{5, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  }
-  ~RawConnection() { close(fd_); }
-  bool connected() const { return connected_; }
-  void send_bytes(const std::string& bytes) { (void)::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL); }
-  void finish_sending() { shutdown(fd_, SHUT_WR); }
-
-  // Reads one framed Response; false if the connection closed or timed out first.
-  bool receive(nfv::control::Response& response) {
-    std::string header = read_exactly(kFrameHeaderBytes);
-    if (header.size() != kFrameHeaderBytes) return false;
-    const std::string body = read_exactly(frame_length(reinterpret_cast<const unsigned char*>(header.data())));
-    return response.ParseFromString(body);
-  }
-  // True once the pod has closed its side.
-  bool closed_by_peer() {
-    char c;
-    return recv(fd_, &c, 1, 0) == 0;
-  }
-
- private:
-  std::string read_exactly(std::size_t n) {
-    std::string out(n, '\0');
-    std::size_t got = 0;
-    while (got < n) {
-      const ssize_t r = recv(fd_, out.data() + got, n - got, 0);
-      if (r <= 0) break;
-      got += static_cast<std::size_t>(r);
-    }
-    out.resize(got);
-    return out;
-  }
-  int fd_;
-  bool connected_ = false;
-};
-
 nfv::control::Request health() {
   nfv::control::Request r;
   r.mutable_health();
   return r;
 }
 
-uint64_t chain_in(int port) {
-  RawConnection c(port);
-  nfv::control::Request r;
-  r.mutable_telemetry();
-  c.send_bytes(frame_message(r.SerializeAsString()));
-  nfv::control::Response response;
-  EXPECT_TRUE(c.receive(response));
-  return response.telemetry().chains(0).in_packets();
-}
+uint64_t chain_in(int port, const std::string& chain = "web") { return chain_stats(live_stats(port), chain).in_packets(); }
 
 void expect_error_and_close(int port, const std::string& bytes, const std::string& error, bool half_close = false) {
   RawConnection c(port);
@@ -195,8 +131,8 @@ TEST_F(ControlApi, BadInputGetsAnErrorReplyAndAClosedConnectionWhileForwardingGo
   EXPECT_TRUE(response.ok());
   EXPECT_TRUE(response.health().forwarding());
   EXPECT_EQ(response.health().snapshot_version(), 1u);
-  usleep(200000);
-  EXPECT_GT(chain_in(port_), before);
+  EXPECT_TRUE(poll_until([&] { return chain_in(port_) > before; }, std::chrono::seconds(10)))
+      << "the chain's counters stood still for 10 s after the bad input";
   EXPECT_NE(read_file(pod_->stderr_path()).find("control API: wrong token"), std::string::npos);
 }
 
@@ -229,7 +165,10 @@ chains:
   EXPECT_EQ(run_command(nfvctl + "split web 1 A=1 B=1").exit_code, 0);
   const auto refused = run_command(nfvctl + "split web 1 C=1");
   EXPECT_NE(refused.output.find("has no placement at C"), std::string::npos) << refused.output;
-  usleep(300000);
+  // Every flow of the looping capture comes round again after the split.
+  const uint64_t at_split = chain_in(port);
+  ASSERT_TRUE(poll_until([&] { return chain_in(port) > at_split + 2000; }, std::chrono::seconds(20)))
+      << "fewer than 2000 packets in 20 s after the split";
   pod.process->signal(SIGTERM);
   ASSERT_EQ(pod.wait(), 0) << pod.logs();
   const auto stats = pod.stats();
@@ -291,14 +230,17 @@ chains:
     return r.telemetry();
   };
   ASSERT_EQ(run_command(probe + " flows 198.18.9.2 7000 400 20000").exit_code, 0);
-  usleep(300000);
+  auto counted = [&](uint64_t flows) {
+    return poll_until([&] { const auto t = telemetry(); return flows_at(t, "A") + flows_at(t, "B") >= flows; }, std::chrono::seconds(10));
+  };
+  EXPECT_TRUE(counted(400)) << "the pod did not count the probe's 400 flows in 10 s";
   auto s = telemetry();
   EXPECT_EQ(flows_at(s, "A"), 400u);
   EXPECT_EQ(flows_at(s, "B"), 0u);
   // A quarter of the new flows to B (whose two instances share them).
   ASSERT_EQ(run_command(nfvctl + "split udp 1 A=3 B=1").exit_code, 0);
   ASSERT_EQ(run_command(probe + " flows 198.18.9.2 7000 800 30000").exit_code, 0);
-  usleep(300000);
+  EXPECT_TRUE(counted(1200)) << "the pod did not count the probe's next 800 flows in 10 s";
   s = telemetry();
   const double at_b = static_cast<double>(flows_at(s, "B"));
   std::printf("after the 3:1 split: %lu new flows at A, %.0f at B\n", static_cast<unsigned long>(flows_at(s, "A") - 400), at_b);
@@ -315,7 +257,9 @@ TEST(Telemetry, PrometheusScrapesThePodAndDpdkTelemetryReadsNfvCommands) {
   PodRun pod = start_pod(dir, "prompod", pod_config("prompod", shared_data("pcaps/zeek/http_bro.org.pcap"), false), {});
   const int metrics_port = logged_port(pod, "metrics on http://");
   ASSERT_GT(metrics_port, 0) << pod.logs();
-  usleep(500000);
+  const int control_port = logged_port(pod, "control API listening on");
+  ASSERT_TRUE(poll_until([&] { return chain_stats(live_stats(control_port), "web").out_packets() == 751; }, std::chrono::seconds(10)))
+      << "the capture's 751 packets did not all go through in 10 s";
 
   const int prom_port = 19090 + static_cast<int>(getpid() % 500);
   write_file(dir + "/prometheus.yml", "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: nfv\n    static_configs:\n"
@@ -326,10 +270,8 @@ TEST(Telemetry, PrometheusScrapesThePodAndDpdkTelemetryReadsNfvCommands) {
   const std::string query = "curl -s 'http://127.0.0.1:" + std::to_string(prom_port) +
                             "/api/v1/query?query=nfv_chain_in_packets_total%7Bchain%3D%22web%22%7D'";
   std::string answer;
-  for (int i = 0; i < 60 && answer.find("\"value\"") == std::string::npos; ++i) {
-    usleep(500000);
-    answer = run_command(query).output;
-  }
+  poll_until([&] { return (answer = run_command(query).output).find("\"value\"") != std::string::npos; }, std::chrono::seconds(30),
+             std::chrono::milliseconds(500));
   ASSERT_NE(answer.find("\"value\""), std::string::npos) << answer << read_file(dir + "/prom.err");
   EXPECT_NE(answer.find("\"pod\":\"prompod\""), std::string::npos) << answer;
   EXPECT_NE(answer.find("\"751\"]"), std::string::npos) << "Prometheus should hold the chain's 751 packets: " << answer;

@@ -143,7 +143,7 @@ TEST(ScalerService, APolicySwitchTakesEffectAtTheNextSlot) {
   ScalerService service(load_scaler_setup(dir + "/scaler.yaml"));
   std::atomic<bool> stop{false};
   std::thread loop([&] { service.run(stop); });
-  while (service.next_slot() < 5) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  wait_for_slot(service, 5);
   control::Request bad;
   bad.mutable_set_policy()->set_name("marl");
   EXPECT_FALSE(service.handle(bad).ok());
