@@ -1,12 +1,13 @@
 #include "control_server.h"
 
 #include <chrono>
+#include <type_traits>
 
 #include <spdlog/spdlog.h>
 
-#include "tcp_listener.h"
-
 #include "control_frame.h"
+#include "secret_checks.h"
+#include "tcp_listener.h"
 
 namespace nfv {
 namespace {
@@ -21,19 +22,54 @@ nfv::control::Response error_response(const std::string& message) {
   return response;
 }
 
-// One client connection: read a frame, answer it, repeat; on bad input
-// answer with the error and close.
-class Session : public std::enable_shared_from_this<Session> {
+// One client connection: (with TLS, the handshake first) read a frame,
+// answer it, repeat; on bad input answer with the error and close. `Stream`
+// is a tcp::socket or an ssl::stream over one.
+template <typename Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
  public:
-  Session(tcp::socket socket, std::shared_ptr<ControlServer::Shared> shared)
-      : socket_(std::move(socket)), deadline_(socket_.get_executor()), shared_(std::move(shared)) {}
+  Session(Stream stream, std::shared_ptr<ControlServer::Shared> shared)
+      : stream_(std::move(stream)), deadline_(stream_.get_executor()), shared_(std::move(shared)), peer_(peer_address()) {}
 
-  void start() { read_header(); }
+  void start() {
+    if (!shared_->throttle.allows(peer_)) {
+      const auto wait = shared_->throttle.retry_in(peer_);
+      spdlog::warn("control API: refused {}: too many failed attempts (next try in {} ms)", peer_, wait.count());
+      if constexpr (kTls) return close();
+      else return fail("too many failed attempts from " + peer_ + "; try again in " + std::to_string(wait.count()) + " ms");
+    }
+    if constexpr (kTls) handshake();
+    else read_header();
+  }
 
  private:
+  static constexpr bool kTls = !std::is_same_v<Stream, tcp::socket>;
+
+  void handshake() {
+    auto self = this->shared_from_this();
+    arm_deadline();
+    stream_.async_handshake(boost::asio::ssl::stream_base::server, [self](boost::system::error_code ec) {
+      self->deadline_.cancel();
+      if (!ec) return self->read_header();
+      // No certificate, one the CA did not sign, or not TLS at all.
+      self->shared_->throttle.failed(self->peer_);
+      spdlog::warn("control API: TLS handshake failed: {} (from {})", ec.message(), self->peer_);
+      self->close();
+    });
+  }
+
+  // The peer must finish what it started (a handshake, a frame) in time.
+  void arm_deadline() {
+    auto self = this->shared_from_this();
+    deadline_.expires_after(kFrameDeadline);
+    deadline_.async_wait([self](boost::system::error_code ec) {
+      if (!ec) self->stream_.lowest_layer().cancel();
+    });
+  }
+
   void read_header() {
-    auto self = shared_from_this();
-    boost::asio::async_read(socket_, boost::asio::buffer(header_), [self](boost::system::error_code ec, std::size_t n) {
+    auto self = this->shared_from_this();
+    boost::asio::async_read(stream_, boost::asio::buffer(header_), [self](boost::system::error_code ec, std::size_t n) {
       if (ec) {
         // A clean close between frames is normal; a close inside the header is not.
         if (n > 0) self->fail("truncated frame: " + std::to_string(n) + " of 4 header bytes");
@@ -50,12 +86,9 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void read_body() {
-    auto self = shared_from_this();
-    deadline_.expires_after(kFrameDeadline);
-    deadline_.async_wait([self](boost::system::error_code ec) {
-      if (!ec) self->socket_.cancel();  // the body did not arrive in time
-    });
-    boost::asio::async_read(socket_, boost::asio::buffer(body_), [self](boost::system::error_code ec, std::size_t n) {
+    auto self = this->shared_from_this();
+    arm_deadline();
+    boost::asio::async_read(stream_, boost::asio::buffer(body_), [self](boost::system::error_code ec, std::size_t n) {
       self->deadline_.cancel();
       if (ec) {
         return self->fail("truncated frame: " + std::to_string(n) + " of " + std::to_string(self->body_.size()) +
@@ -70,7 +103,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!request.ParseFromArray(body_.data(), static_cast<int>(body_.size())))
       return fail("malformed request: not an nfv.control.Request");
     if (request.kind_case() == nfv::control::Request::KIND_NOT_SET) return fail("malformed request: names no operation");
-    if (is_mutating(request) && request.token() != shared_->token) return fail("wrong token");
+    if (is_mutating(request) && !same_token(request.token(), shared_->token)) {
+      shared_->throttle.failed(peer_);
+      return fail("wrong token");
+    }
     nfv::control::Response response;
     try {
       response = shared_->handler(request);
@@ -81,30 +117,35 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void fail(const std::string& message) {
-    spdlog::warn("control API: {} (from {})", message, peer());
+    spdlog::warn("control API: {} (from {})", message, peer_);
     write(error_response(message), false);
   }
 
   void write(const nfv::control::Response& response, bool keep_open) {
     out_ = frame_message(response.SerializeAsString());
-    auto self = shared_from_this();
-    boost::asio::async_write(socket_, boost::asio::buffer(out_), [self, keep_open](boost::system::error_code ec, std::size_t) {
+    auto self = this->shared_from_this();
+    boost::asio::async_write(stream_, boost::asio::buffer(out_), [self, keep_open](boost::system::error_code ec, std::size_t) {
       if (!ec && keep_open) return self->read_header();
-      boost::system::error_code ignored;
-      self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
-      self->socket_.close(ignored);
+      self->close();
     });
   }
 
-  std::string peer() const {
-    boost::system::error_code ec;
-    const auto endpoint = socket_.remote_endpoint(ec);
-    return ec ? "?" : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  void close() {
+    boost::system::error_code ignored;
+    stream_.lowest_layer().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.lowest_layer().close(ignored);
   }
 
-  tcp::socket socket_;
+  std::string peer_address() const {
+    boost::system::error_code ec;
+    const auto endpoint = stream_.lowest_layer().remote_endpoint(ec);
+    return ec ? "?" : endpoint.address().to_string();
+  }
+
+  Stream stream_;
   boost::asio::steady_timer deadline_;
   std::shared_ptr<ControlServer::Shared> shared_;
+  std::string peer_;  // the address; its failures count together whatever the port
   unsigned char header_[kFrameHeaderBytes];
   std::vector<unsigned char> body_;
   std::string out_;
@@ -117,15 +158,25 @@ bool is_mutating(const nfv::control::Request& request) {
 }
 
 ControlServer::ControlServer(boost::asio::io_context& io, const std::string& address, uint16_t port,
-                             uint32_t max_frame_bytes, std::string token, Handler handler)
-    : acceptor_(io), shared_(std::make_shared<Shared>(Shared{max_frame_bytes, std::move(token), std::move(handler)})) {
+                             uint32_t max_frame_bytes, std::string token, Handler handler, const TlsFiles& tls,
+                             const std::string& tls_field)
+    : acceptor_(io), shared_(std::make_shared<Shared>(Shared{max_frame_bytes, std::move(token), std::move(handler), nullptr, {}})) {
+  if (tls.enabled())
+    shared_->tls = std::make_unique<boost::asio::ssl::context>(server_tls_context(tls, tls_field));
   port_ = listen_on(acceptor_, address, port, "control API");
   accept();
 }
 
 void ControlServer::accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
-    if (!ec) std::make_shared<Session>(std::move(socket), shared_)->start();
+    if (!ec) {
+      if (shared_->tls)
+        std::make_shared<Session<boost::asio::ssl::stream<tcp::socket>>>(
+            boost::asio::ssl::stream<tcp::socket>(std::move(socket), *shared_->tls), shared_)
+            ->start();
+      else
+        std::make_shared<Session<tcp::socket>>(std::move(socket), shared_)->start();
+    }
     if (acceptor_.is_open()) accept();
   });
 }

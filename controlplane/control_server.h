@@ -5,6 +5,11 @@
 // Request naming no operation, or a mutating request with the wrong token
 // get a Response with ok = false, then the connection is closed. The pod
 // keeps forwarding throughout: the server never touches the fast path.
+//
+// With TLS files it speaks mutual TLS only (control_tls.h); a client that
+// fails the handshake or presents a wrong token counts against its address
+// (auth_throttle.h), and an address that failed too often is refused until
+// it may try again. Tokens are compared in constant time.
 #pragma once
 
 #include <functional>
@@ -15,7 +20,9 @@
 
 #include <boost/asio.hpp>
 
+#include "auth_throttle.h"
 #include "control.pb.h"
+#include "control_tls.h"
 
 namespace nfv {
 
@@ -24,16 +31,21 @@ class ControlServer {
   using Handler = std::function<nfv::control::Response(const nfv::control::Request&)>;
 
   // Binds address:port (port 0 picks a free one) and starts accepting.
-  // Throws std::runtime_error when the address cannot be bound.
+  // Throws std::runtime_error when the address cannot be bound, or a TLS
+  // file cannot be loaded (naming `tls_field`'s .cert, .key or .ca).
   ControlServer(boost::asio::io_context& io, const std::string& address, uint16_t port, uint32_t max_frame_bytes,
-                std::string token, Handler handler);
+                std::string token, Handler handler, const TlsFiles& tls = {}, const std::string& tls_field = "control.tls");
 
   uint16_t port() const { return port_; }
+
+  bool tls() const { return shared_->tls != nullptr; }
 
   struct Shared {
     uint32_t max_frame_bytes;
     std::string token;
     Handler handler;
+    std::unique_ptr<boost::asio::ssl::context> tls;  // null: plain TCP
+    AuthThrottle throttle;
   };
 
  private:

@@ -34,6 +34,12 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
       response_.result(http::status::ok);
       response_.set(http::field::content_type, "text/plain; version=0.0.4");
       response_.body() = render_();
+    } else if (request_.target() == "/metrics") {
+      // Read-only: nothing sent here changes anything.
+      response_.result(http::status::method_not_allowed);
+      response_.set(http::field::allow, "GET");
+      response_.set(http::field::content_type, "text/plain");
+      response_.body() = "/metrics is read-only: GET only\n";
     } else {
       response_.result(http::status::not_found);
       response_.set(http::field::content_type, "text/plain");

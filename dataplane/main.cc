@@ -26,6 +26,7 @@
 #include "eal_args.h"
 #include "pod.h"
 #include "pod_stats.h"
+#include "secret_checks.h"
 #include "vnf.h"
 
 namespace {
@@ -129,6 +130,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nfv-pod: invalid config: %s\n", e.what());
     return 2;
   }
+  if (!layout.control.token.empty())
+    if (const std::string warning = nfv::readable_secret_warning(app.config); !warning.empty()) spdlog::warn("{}", warning);
   if (app.check_only) {
     std::printf("%s: valid (%zu sites, %zu hosted, %zu links, %zu ports, %zu chains)\n", app.config.c_str(), layout.sites.size(),
                 static_cast<std::size_t>(std::count_if(layout.sites.begin(), layout.sites.end(), [](const auto& s) { return s.hosted; })),

@@ -111,9 +111,11 @@ void Pod::start_endpoints() {
   // Harmless when EAL runs without its telemetry socket (--no-telemetry).
   register_telemetry_commands();
   if (!c.enabled) return;
-  endpoints_->control = std::make_unique<ControlServer>(endpoints_->io, c.listen, c.port, c.max_frame_bytes, c.token,
-                                                        [this](const nfv::control::Request& r) { return handle_request(r); });
-  spdlog::info("control API listening on {}:{}", c.listen, endpoints_->control->port());
+  endpoints_->control = std::make_unique<ControlServer>(
+      endpoints_->io, c.listen, c.port, c.max_frame_bytes, c.token,
+      [this](const nfv::control::Request& r) { return handle_request(r); }, c.tls, "control.tls");
+  spdlog::info("control API listening on {}:{}{}", c.listen, endpoints_->control->port(),
+               endpoints_->control->tls() ? " (mutual TLS)" : "");
   if (c.metrics) {
     endpoints_->metrics = std::make_unique<MetricsEndpoint>(endpoints_->io, c.listen, c.metrics_port,
                                                             [this] { return prometheus_text(stats()); });

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pod_config.pb.h"
+#include "tls_files.h"
 
 namespace nfv {
 
@@ -127,6 +128,7 @@ struct ControlSettings {
   bool metrics = false;
   uint16_t metrics_port = 0;
   uint32_t max_frame_bytes = 1u << 20;
+  TlsFiles tls;  // none: plain TCP, loopback only
 };
 
 struct PodLayout {

@@ -192,5 +192,16 @@ TEST(GeoDistance, MatchesTheAbileneEdgeDistancesOfSndlib) {
   EXPECT_EQ(edges, 15);
 }
 
+TEST(PodConfig, AControlApiOffLoopbackNeedsTls) {
+  const std::string message = error_of(kValid + "control: {listen: 0.0.0.0, port: 9900, token: t}\n");
+  EXPECT_NE(message.find("control.tls: expected cert, key and ca files: off loopback (listen 0.0.0.0) the control API speaks only mutual TLS"),
+            std::string::npos)
+      << message;
+  const std::string partial = error_of(kValid + "control: {listen: 10.0.0.1, port: 9900, token: t, tls: {cert: c.pem, ca: ca.pem}}\n");
+  EXPECT_NE(partial.find("control.tls.key: expected a PEM file: TLS needs cert, key and ca"), std::string::npos) << partial;
+  // Loopback may stay plain.
+  EXPECT_EQ(error_of(kValid + "control: {listen: 127.0.0.1, port: 9900, token: t}\n"), "");
+}
+
 }  // namespace
 }  // namespace nfv

@@ -17,7 +17,11 @@
 
 #include "control.pb.h"
 #include "control_frame.h"
+#include "live_pod.h"
+#include "bounded_wait.h"
 #include "pod_runner.h"
+#include "raw_connection.h"
+#include "test_pki.h"
 
 namespace nfv::test {
 namespace {
@@ -37,68 +41,13 @@ chains:
 )";
 }
 
-// A raw TCP connection, so tests can send what no well-behaved client would.
-class RawConnection {
- public:
-  explicit RawConnection(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    timeval tv{5, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  }
-  ~RawConnection() { close(fd_); }
-  bool connected() const { return connected_; }
-  void send_bytes(const std::string& bytes) { (void)::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL); }
-  void finish_sending() { shutdown(fd_, SHUT_WR); }
-
-  // Reads one framed Response; false if the connection closed or timed out first.
-  bool receive(nfv::control::Response& response) {
-    std::string header = read_exactly(kFrameHeaderBytes);
-    if (header.size() != kFrameHeaderBytes) return false;
-    const std::string body = read_exactly(frame_length(reinterpret_cast<const unsigned char*>(header.data())));
-    return response.ParseFromString(body);
-  }
-  // True once the pod has closed its side.
-  bool closed_by_peer() {
-    char c;
-    return recv(fd_, &c, 1, 0) == 0;
-  }
-
- private:
-  std::string read_exactly(std::size_t n) {
-    std::string out(n, '\0');
-    std::size_t got = 0;
-    while (got < n) {
-      const ssize_t r = recv(fd_, out.data() + got, n - got, 0);
-      if (r <= 0) break;
-      got += static_cast<std::size_t>(r);
-    }
-    out.resize(got);
-    return out;
-  }
-  int fd_;
-  bool connected_ = false;
-};
-
 nfv::control::Request health() {
   nfv::control::Request r;
   r.mutable_health();
   return r;
 }
 
-uint64_t chain_in(int port) {
-  RawConnection c(port);
-  nfv::control::Request r;
-  r.mutable_telemetry();
-  c.send_bytes(frame_message(r.SerializeAsString()));
-  nfv::control::Response response;
-  EXPECT_TRUE(c.receive(response));
-  return response.telemetry().chains(0).in_packets();
-}
+uint64_t chain_in(int port, const std::string& chain = "web") { return chain_stats(live_stats(port), chain).in_packets(); }
 
 void expect_error_and_close(int port, const std::string& bytes, const std::string& error, bool half_close = false) {
   RawConnection c(port);
@@ -131,7 +80,7 @@ class ControlApi : public ::testing::Test {
 };
 
 TEST_F(ControlApi, NfvctlShowsStatusScalesAndReportsErrors) {
-  const std::string nfvctl = required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(port_) + " --token t0ken ";
+  const std::string nfvctl = "NFV_TOKEN=t0ken " + required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(port_) + " ";
   auto status = run_command(nfvctl + "status");
   ASSERT_EQ(status.exit_code, 0) << status.output;
   EXPECT_NE(status.output.find("hop 1 counter  @A         2 active  0 draining (max 64) share 1.00"), std::string::npos) << status.output;
@@ -184,9 +133,142 @@ TEST_F(ControlApi, BadInputGetsAnErrorReplyAndAClosedConnectionWhileForwardingGo
   EXPECT_TRUE(response.ok());
   EXPECT_TRUE(response.health().forwarding());
   EXPECT_EQ(response.health().snapshot_version(), 1u);
-  usleep(200000);
-  EXPECT_GT(chain_in(port_), before);
+  EXPECT_TRUE(poll_until([&] { return chain_in(port_) > before; }, std::chrono::seconds(10)))
+      << "the chain's counters stood still for 10 s after the bad input";
   EXPECT_NE(read_file(pod_->stderr_path()).find("control API: wrong token"), std::string::npos);
+}
+
+nfv::control::Request one_hop_plan(const std::string& token, uint32_t instances) {
+  nfv::control::Request plan;
+  plan.set_token(token);
+  auto* hop = plan.mutable_apply_plan()->add_hops();
+  hop->set_chain("web");
+  hop->set_hop(1);
+  hop->set_site("A");
+  hop->set_instances(instances);
+  return plan;
+}
+
+TEST(ControlAuth, AnAddressThatKeepsGuessingTheTokenIsRefusedForAWhile) {
+  const std::string dir = make_temp_dir("guess");
+  PodRun pod = start_pod(dir, "guesspod", pod_config("guesspod", shared_data("pcaps/zeek/http_bro.org.pcap"), true), {});
+  const int port = logged_port(pod, "control API listening on");
+  ASSERT_GT(port, 0) << pod.logs();
+  for (int i = 0; i < 5; ++i) expect_error_and_close(port, frame_message(one_hop_plan("guess" + std::to_string(i), 4).SerializeAsString()), "wrong token");
+  // The sixth try is not even read: the right token waits too.
+  expect_error_and_close(port, frame_message(one_hop_plan("t0ken", 4).SerializeAsString()), "too many failed attempts from 127.0.0.1; try again in");
+  pod.process->signal(SIGTERM);
+  ASSERT_EQ(pod.wait(), 0) << pod.logs();
+  const auto stats = pod.stats();
+  EXPECT_GT(chain_stats(stats, "web").in_packets(), 0u);
+  for (const auto& hop : stats.hops()) {
+    if (hop.vnf() == "counter") EXPECT_EQ(hop.active_instances(), 2u) << "a refused plan changed the pod";
+  }
+  EXPECT_EQ(stats.mempool_in_use_after_close(), 0);
+  EXPECT_NE(read_file(pod.stderr_path()).find("control API: refused 127.0.0.1: too many failed attempts"), std::string::npos);
+}
+
+// Mutual TLS (certificates made now, with openssl): no TLS, no client
+// certificate, or one from a CA the pod does not trust are refused in the
+// handshake while the pod forwards on; the right certificate and token
+// work. /metrics stays read-only: it takes no command of any kind.
+TEST(ControlTls, OnlyTheRightCertificateAndTokenGetInWhileForwardingGoesOn) {
+  const std::string dir = make_temp_dir("tls");
+  const TestPki pki = make_test_pki(dir);
+  ASSERT_EQ(pki.error, "");
+  std::string config = pod_config("tlspod", shared_data("pcaps/zeek/http_bro.org.pcap"), true);
+  const std::string plain = "control: {port: 0, token: t0ken, metrics_port: 0}";
+  config.replace(config.find(plain), plain.size(),
+                 "control: {port: 0, token: t0ken, metrics_port: 0, tls: {cert: " + pki.server_cert + ", key: " + pki.server_key +
+                     ", ca: " + pki.ca + "}}");
+  PodRun pod = start_pod(dir, "tlspod", config, {});
+  const int port = logged_port(pod, "control API listening on");
+  ASSERT_GT(port, 0) << pod.logs();
+  EXPECT_NE(read_file(pod.stderr_path()).find(":" + std::to_string(port) + " (mutual TLS)"), std::string::npos) << pod.logs();
+  const std::string nfvctl = "NFV_TOKEN=t0ken " + required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(port) + " ";
+  const std::string as_operator = nfvctl + "--tls-cert " + pki.client_cert + " --tls-key " + pki.client_key + " --tls-ca " + pki.ca + " ";
+  auto chain_in_over_tls = [&] {
+    nfv::control::Response r;
+    const auto json = run_command(as_operator + "--json telemetry").output;
+    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &r).ok()) << json;
+    return r.telemetry().chains_size() ? r.telemetry().chains(0).in_packets() : 0;
+  };
+  const uint64_t before = chain_in_over_tls();
+
+  const auto no_tls = run_command(nfvctl + "scale web 1 A 3");
+  EXPECT_NE(no_tls.exit_code, 0) << no_tls.output;
+  const auto rogue = run_command(nfvctl + "--tls-cert " + pki.rogue_cert + " --tls-key " + pki.rogue_key + " --tls-ca " + pki.ca + " scale web 1 A 3");
+  EXPECT_NE(rogue.exit_code, 0) << rogue.output;
+  run_command("openssl s_client -connect 127.0.0.1:" + std::to_string(port) + " -CAfile " + pki.ca + " < /dev/null", 10);
+  auto refusals = [&] {
+    const std::string log = read_file(pod.stderr_path());
+    std::size_t n = 0;
+    for (auto at = log.find("TLS handshake failed"); at != std::string::npos; at = log.find("TLS handshake failed", at + 1)) ++n;
+    return n;
+  };
+  EXPECT_TRUE(poll_until([&] { return refusals() >= 3; }, std::chrono::seconds(10)))
+      << "expected three refused handshakes (no TLS, a rogue certificate, none)\n" << pod.logs();
+  EXPECT_NE(read_file(pod.stderr_path()).find("peer did not return a certificate"), std::string::npos) << pod.logs();
+
+  EXPECT_TRUE(poll_until([&] { return chain_in_over_tls() > before; }, std::chrono::seconds(10)))
+      << "the chain's counters stood still after the refused clients";
+  const auto unchanged = run_command(as_operator + "status");
+  EXPECT_NE(unchanged.output.find("hop 1 counter  @A         2 active"), std::string::npos) << unchanged.output;
+  const auto scaled = run_command(as_operator + "scale web 1 A 3");
+  EXPECT_EQ(scaled.exit_code, 0) << scaled.output;
+  const auto wrong_token = run_command("NFV_TOKEN=guess " + as_operator.substr(std::string("NFV_TOKEN=t0ken ").size()) + "scale web 1 A 1");
+  EXPECT_NE(wrong_token.output.find("wrong token"), std::string::npos) << wrong_token.output;
+
+  // /metrics answers GET only; a control frame, even with the token, changes nothing.
+  const int metrics_port = logged_port(pod, "metrics on http://");
+  ASSERT_GT(metrics_port, 0) << pod.logs();
+  const std::string metrics = "http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics";
+  const auto post = run_command("curl -s -w ' %{http_code}' -X POST --data-binary 'scale web 1 A 1' " + metrics);
+  EXPECT_NE(post.output.find("read-only: GET only\n 405"), std::string::npos) << post.output;
+  EXPECT_NE(run_command("curl -s -w ' %{http_code}' -X PUT " + metrics).output.find(" 405"), std::string::npos);
+  {
+    RawConnection c(metrics_port);
+    c.send_bytes(frame_message(one_hop_plan("t0ken", 1).SerializeAsString()));
+    nfv::control::Response response;
+    EXPECT_FALSE(c.receive(response) && response.ok()) << "the metrics port took a control request";
+  }
+  const auto status = run_command(as_operator + "status");
+  EXPECT_NE(status.output.find("hop 1 counter  @A         3 active"), std::string::npos) << status.output;
+
+  pod.process->signal(SIGTERM);
+  ASSERT_EQ(pod.wait(), 0) << pod.logs();
+  const auto stats = pod.stats();
+  EXPECT_EQ(chain_stats(stats, "web").out_packets() + drops(stats, "shutdown"), chain_stats(stats, "web").in_packets());
+  EXPECT_EQ(stats.mempool_in_use_after_close(), 0);
+}
+
+TEST(ControlTls, NfvctlTakesTheTokenFromTheEnvironmentOrAFileNeverTheCommandLine) {
+  const auto in_argv = run_command(required_env("NFVCTL") + " --addr 127.0.0.1:1 --token t0ken status");
+  EXPECT_EQ(in_argv.exit_code, 2);
+  EXPECT_NE(in_argv.output.find("--token: a token on the command line is visible to every user of this host"), std::string::npos)
+      << in_argv.output;
+  const std::string dir = make_temp_dir("tokenfile");
+  write_file(dir + "/token", "t0ken\n");
+  const auto readable = run_command(required_env("NFVCTL") + " --addr 127.0.0.1:1 --token-file " + dir + "/token status");
+  EXPECT_NE(readable.output.find("holds a control token but is readable by every user"), std::string::npos) << readable.output;
+  const auto missing = run_command(required_env("NFVCTL") + " --token-file " + dir + "/none status");
+  EXPECT_NE(missing.output.find("--token-file: cannot read a token from '" + dir + "/none'"), std::string::npos) << missing.output;
+}
+
+TEST(ControlTls, APodWarnsWhenItsConfigHoldsATokenOthersMayRead) {
+  const std::string dir = make_temp_dir("modes");
+  write_file(dir + "/pod.yaml", pod_config("modepod", shared_data("pcaps/zeek/http_bro.org.pcap"), false));
+  const std::string check = nfv_pod_binary() + " -- --config " + dir + "/pod.yaml --check-config";
+  run_command("chmod 644 " + dir + "/pod.yaml");
+  const auto open = run_command(check);
+  EXPECT_EQ(open.exit_code, 0) << open.output;
+  EXPECT_NE(open.output.find(dir + "/pod.yaml holds a control token but is readable by every user (mode 644); chmod 600 it"),
+            std::string::npos)
+      << open.output;
+  run_command("chmod 600 " + dir + "/pod.yaml");
+  const auto closed = run_command(check);
+  EXPECT_EQ(closed.exit_code, 0) << closed.output;
+  EXPECT_EQ(closed.output.find("readable by"), std::string::npos) << closed.output;
 }
 
 TEST(Telemetry, PrometheusScrapesThePodAndDpdkTelemetryReadsNfvCommands) {
@@ -196,7 +278,9 @@ TEST(Telemetry, PrometheusScrapesThePodAndDpdkTelemetryReadsNfvCommands) {
   PodRun pod = start_pod(dir, "prompod", pod_config("prompod", shared_data("pcaps/zeek/http_bro.org.pcap"), false), {});
   const int metrics_port = logged_port(pod, "metrics on http://");
   ASSERT_GT(metrics_port, 0) << pod.logs();
-  usleep(500000);
+  const int control_port = logged_port(pod, "control API listening on");
+  ASSERT_TRUE(poll_until([&] { return chain_stats(live_stats(control_port), "web").out_packets() == 751; }, std::chrono::seconds(10)))
+      << "the capture's 751 packets did not all go through in 10 s";
 
   const int prom_port = 19090 + static_cast<int>(getpid() % 500);
   write_file(dir + "/prometheus.yml", "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: nfv\n    static_configs:\n"
@@ -207,10 +291,8 @@ TEST(Telemetry, PrometheusScrapesThePodAndDpdkTelemetryReadsNfvCommands) {
   const std::string query = "curl -s 'http://127.0.0.1:" + std::to_string(prom_port) +
                             "/api/v1/query?query=nfv_chain_in_packets_total%7Bchain%3D%22web%22%7D'";
   std::string answer;
-  for (int i = 0; i < 60 && answer.find("\"value\"") == std::string::npos; ++i) {
-    usleep(500000);
-    answer = run_command(query).output;
-  }
+  poll_until([&] { return (answer = run_command(query).output).find("\"value\"") != std::string::npos; }, std::chrono::seconds(30),
+             std::chrono::milliseconds(500));
   ASSERT_NE(answer.find("\"value\""), std::string::npos) << answer << read_file(dir + "/prom.err");
   EXPECT_NE(answer.find("\"pod\":\"prompod\""), std::string::npos) << answer;
   EXPECT_NE(answer.find("\"751\"]"), std::string::npos) << "Prometheus should hold the chain's 751 packets: " << answer;

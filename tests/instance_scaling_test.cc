@@ -17,6 +17,7 @@
 
 #include "in_process_pod.h"
 #include "packet_builder.h"
+#include "bounded_wait.h"
 
 namespace nfv {
 namespace {
@@ -54,13 +55,12 @@ class Driver {
   std::string scale(int instances) { return pod_.scale("flows", 1, instances).get(); }
   uint64_t sent() const { return sent_; }
 
-  // Waits until the pod has moved every packet sent so far out of the chain.
+  // Waits until the pod has moved every packet sent so far out of the
+  // chain; fails the test after 10 s.
   void wait_delivered() {
-    for (int i = 0; i < 400; ++i) {
-      const auto s = stats();
-      if (s.chains(0).out_packets() == sent_) return;
-      std::this_thread::sleep_for(5ms);
-    }
+    uint64_t out = 0;
+    if (!nfv::test::poll_until([&] { return (out = stats().chains(0).out_packets()) == sent_; }, 10s, 5ms))
+      ADD_FAILURE() << "the chain delivered " << out << " of " << sent_ << " packets in 10 s";
   }
 
  private:
@@ -142,9 +142,9 @@ TEST(InstanceScaling, OneToFourToTwoToOneWithoutLossOrMovedFlows) {
     expect_even_spread(before, flows, active, 2000);
 
     // Idle flows end; the drained instances are freed.
-    std::this_thread::sleep_for(std::chrono::milliseconds(kIdleTimeoutMs));
-    for (int i = 0; i < 100 && (s = d.stats()).hops(0).draining_instances() > 0; ++i) std::this_thread::sleep_for(50ms);
-    EXPECT_EQ(s.hops(0).draining_instances(), 0u);
+    EXPECT_TRUE(nfv::test::poll_until([&] { return (s = d.stats()).hops(0).draining_instances() == 0; },
+                                      std::chrono::milliseconds(kIdleTimeoutMs) + 10s, 50ms))
+        << "draining instances left 10 s after their flows' idle timeout";
     EXPECT_EQ(s.hops(0).instances_size(), 2);
 
     // Fresh flows on the two, then down to one: the drained one keeps them.

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "live_pod.h"
+#include "bounded_wait.h"
 #include "pod_runner.h"
 
 namespace nfv::test {
@@ -18,6 +20,7 @@ sites: [{name: A, lat: 40.78, lon: -73.97}, {name: B, lat: 41.83, lon: -87.62}]
 hosted_sites: [A, B]
 links: [{from: A, to: B, delay_ms: 30, bandwidth_mbps: 200, queue_packets: 65536}]
 mempool: {mbufs: 131071}
+control: {port: 0, token: t}
 ports:
   - {name: in, driver: pcap, site: A, rx_pcap: )" + pcap + R"(, rx_pcap_loop: true}
   - {name: sink, driver: null, site: B, tx_only: true}
@@ -75,8 +78,11 @@ TEST_P(GracefulStop, SignalDrainsWanLinksClosesPortsAndReleasesHugepages) {
   const std::string name = signo == SIGTERM ? "stopterm" : "stopint";
   const std::string dir = make_temp_dir(name);
   PodRun pod = start_pod(dir, name, looping_pod(name, shared_data("pcaps/zeek/http_bro.org.pcap")), {});
-  for (int i = 0; i < 500 && read_file(pod.stderr_path()).find("forwarding on") == std::string::npos; ++i) usleep(10000);
-  usleep(800000);
+  const int control_port = logged_port(pod, "control API listening on");
+  ASSERT_GT(control_port, 0) << pod.logs();
+  // Enough in flight that the stop has something to drain.
+  ASSERT_TRUE(poll_until([&] { return chain_stats(live_stats(control_port), "all").in_packets() > 1000; }, std::chrono::seconds(20)))
+      << "fewer than 1000 packets in 20 s\n" << pod.logs();
   ASSERT_TRUE(pod.process->running()) << pod.logs();
   pod.process->signal(signo);
   ASSERT_EQ(pod.wait(std::chrono::seconds(10)), 0) << pod.logs();

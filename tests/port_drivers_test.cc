@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "live_pod.h"
 #include "pcap_reader.h"
+#include "bounded_wait.h"
 #include "pod_runner.h"
 #include "tshark.h"
 
@@ -45,6 +47,7 @@ TEST(PortDrivers, TapPortCarriesFramesFromTheKernel) {
   const std::string config = R"(name: tappod
 sites: [{name: A, lat: 0, lon: 0}]
 hosted_sites: [A]
+control: {port: 0, token: t}
 ports:
   - {name: kernel, driver: tap, site: A, iface: nfvtap0}
   - {name: out, driver: pcap, site: A, tx_pcap: )" + dir + R"(/out.pcap}
@@ -58,9 +61,8 @@ chains:
     hops: [{vnf: counter, site: A}]
 )";
   PodRun pod = start_pod(dir, "tappod", config, {});
-  bool up = false;
-  for (int i = 0; i < 300 && !up; ++i, usleep(10000)) up = read_file(pod.stderr_path()).find("forwarding on") != std::string::npos;
-  ASSERT_TRUE(up) << pod.logs();
+  const int control_port = logged_port(pod, "control API listening on");
+  ASSERT_GT(control_port, 0) << pod.logs();
   // The kernel sends to an address behind the tap (a static neighbour, so
   // no ARP is needed); the pod receives those frames on its tap port.
   const auto setup = run_command(
@@ -70,7 +72,8 @@ chains:
   ASSERT_EQ(setup.exit_code, 0) << setup.output;
   const auto sent = run_command(probe + " send 198.18.7.2 7777 500 200");
   ASSERT_EQ(sent.exit_code, 0) << sent.output;
-  usleep(300000);
+  EXPECT_TRUE(poll_until([&] { return chain_stats(live_stats(control_port), "udp").out_packets() >= 500; }, std::chrono::seconds(10)))
+      << "the chain did not pass the probe's 500 datagrams in 10 s";
   pod.process->signal(SIGTERM);
   ASSERT_EQ(pod.wait(), 0) << pod.logs();
   const auto stats = pod.stats();

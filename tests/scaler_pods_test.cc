@@ -161,7 +161,7 @@ void await_pod_controls(const AbilenePods& pods) {
 
 // nfvctl against the scaler's control API.
 std::string scaler_nfvctl() {
-  return required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(kControlBase + 3) + " --token t ";
+  return "NFV_TOKEN=t " + required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(kControlBase + 3) + " ";
 }
 
 // Polls the scaler until its next slot is at least `slot` (at most 60 s); returns that next slot (0: never reached).

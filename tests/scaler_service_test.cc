@@ -143,7 +143,7 @@ TEST(ScalerService, APolicySwitchTakesEffectAtTheNextSlot) {
   ScalerService service(load_scaler_setup(dir + "/scaler.yaml"));
   std::atomic<bool> stop{false};
   std::thread loop([&] { service.run(stop); });
-  while (service.next_slot() < 5) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  wait_for_slot(service, 5);
   control::Request bad;
   bad.mutable_set_policy()->set_name("marl");
   EXPECT_FALSE(service.handle(bad).ok());
@@ -331,6 +331,13 @@ TEST(ScalerService, ConfigMistakesNameTheField) {
   EXPECT_NE(error_of(base + "polcy: {}\n").find("polcy"), std::string::npos);
   EXPECT_NE(error_of("name: x\ntopology: " NFV_SOURCE_ROOT "/topologies/data/demo3.yaml\n").find("trace: expected a trace"),
             std::string::npos);
+  // The control API off loopback speaks mutual TLS only; TLS needs all three files.
+  const std::string off_loopback = error_of(base + "control: {listen: 0.0.0.0, port: 9930, token: t}\n");
+  EXPECT_NE(off_loopback.find("control.tls: expected cert, key and ca files: off loopback (listen 0.0.0.0)"), std::string::npos)
+      << off_loopback;
+  const std::string no_ca = error_of(base + "backend: pods\npods: [{name: a, control: 'a:1', token: t, sites: [NYCMng], "
+                                            "tls: {cert: c.pem, key: k.pem}}]\n");
+  EXPECT_NE(no_ca.find("pods[0].tls.ca: expected a PEM file"), std::string::npos) << no_ca;
 }
 
 }  // namespace

@@ -7,10 +7,15 @@
 
 #include "control.pb.h"
 #include "pod_runner.h"
+#include "bounded_wait.h"
+#include "live_pod.h"
 #include "subprocess.h"
 
 namespace nfv::test {
 namespace {
+
+// The chain's packets in so far, over the pod's control API.
+uint64_t chain_in(int port, const std::string& chain = "web") { return chain_stats(live_stats(port), chain).in_packets(); }
 
 TEST(SiteSplit, ChangingTheSplitNeverMovesAStatefulHopsExistingFlows) {
   const std::string dir = make_temp_dir("split");
@@ -35,13 +40,16 @@ chains:
   PodRun pod = start_pod(dir, "splitpod", config, {});
   const int port = logged_port(pod, "control API listening on");
   ASSERT_GT(port, 0) << pod.logs();
-  const std::string nfvctl = required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(port) + " --token t0ken ";
+  const std::string nfvctl = "NFV_TOKEN=t0ken " + required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(port) + " ";
   // All flows at A so far; then half the new flows go to B.
   auto before = run_command(nfvctl + "--json telemetry").output;
   EXPECT_EQ(run_command(nfvctl + "split web 1 A=1 B=1").exit_code, 0);
   const auto refused = run_command(nfvctl + "split web 1 C=1");
   EXPECT_NE(refused.output.find("has no placement at C"), std::string::npos) << refused.output;
-  usleep(300000);
+  // Every flow of the looping capture comes round again after the split.
+  const uint64_t at_split = chain_in(port);
+  ASSERT_TRUE(poll_until([&] { return chain_in(port) > at_split + 2000; }, std::chrono::seconds(20)))
+      << "fewer than 2000 packets in 20 s after the split";
   pod.process->signal(SIGTERM);
   ASSERT_EQ(pod.wait(), 0) << pod.logs();
   const auto stats = pod.stats();
@@ -88,7 +96,7 @@ chains:
                 .exit_code,
             0);
   const std::string probe = required_env("NFV_UDP_PROBE");
-  const std::string nfvctl = required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(port) + " --token t0ken ";
+  const std::string nfvctl = "NFV_TOKEN=t0ken " + required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(port) + " ";
   auto flows_at = [&](const nfv::stats::PodStats& s, const std::string& site) {
     for (const auto& h : s.hops())
       if (h.site() == site)
@@ -103,14 +111,17 @@ chains:
     return r.telemetry();
   };
   ASSERT_EQ(run_command(probe + " flows 198.18.9.2 7000 400 20000").exit_code, 0);
-  usleep(300000);
+  auto counted = [&](uint64_t flows) {
+    return poll_until([&] { const auto t = telemetry(); return flows_at(t, "A") + flows_at(t, "B") >= flows; }, std::chrono::seconds(10));
+  };
+  EXPECT_TRUE(counted(400)) << "the pod did not count the probe's 400 flows in 10 s";
   auto s = telemetry();
   EXPECT_EQ(flows_at(s, "A"), 400u);
   EXPECT_EQ(flows_at(s, "B"), 0u);
   // A quarter of the new flows to B (whose two instances share them).
   ASSERT_EQ(run_command(nfvctl + "split udp 1 A=3 B=1").exit_code, 0);
   ASSERT_EQ(run_command(probe + " flows 198.18.9.2 7000 800 30000").exit_code, 0);
-  usleep(300000);
+  EXPECT_TRUE(counted(1200)) << "the pod did not count the probe's next 800 flows in 10 s";
   s = telemetry();
   const double at_b = static_cast<double>(flows_at(s, "B"));
   std::printf("after the 3:1 split: %lu new flows at A, %.0f at B\n", static_cast<unsigned long>(flows_at(s, "A") - 400), at_b);

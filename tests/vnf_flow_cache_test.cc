@@ -9,7 +9,6 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <thread>
 
 #include "flow_cache.h"
 #include "vnf_test_helpers.h"
@@ -117,7 +116,7 @@ TEST_F(FlowCacheTest, NatTranslatesAlikeThroughExpiryAndReusedPositions) {
   });
   for (int k = 0; k < 40; ++k) EXPECT_EQ(replies[k], "198.51.100.7:53>192.168.1." + std::to_string(1 + k) + ":4000");
 
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ManualTsc::advance_ms(1200);
   // Unrelated bursts drive the sweep over the (small) table: every session expires.
   for (int i = 0; i < 40; ++i) send(1, [](int) { return ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.9", 1, "198.51.100.10", 2); });
   for (size_t v = 0; v < vnfs_.size(); ++v) EXPECT_EQ(counter(v, "sessions_expired"), 40u);
@@ -252,7 +251,7 @@ TEST_F(FlowCacheTest, LbOpensNewConnectionsAfterExpiry) {
   make("lb", {{"services", "10.0.0.100:80/udp=10.1.0.1:8080,10.1.0.2:8080"}, {"conn_timeout", "1"}, {"connections", "64"}});
   auto client = [](int k) { return ipv4_packet(pool_, IPPROTO_UDP, "100.0.0." + std::to_string(k + 1), 5000, "10.0.0.100", 80); };
   const auto first = send(40, client);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ManualTsc::advance_ms(1200);
   // Unrelated bursts drive the sweep over the (small) table: every connection expires.
   for (int i = 0; i < 40; ++i) send(1, [](int) { return ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.9", 1, "198.51.100.10", 2); });
   for (size_t v = 0; v < vnfs_.size(); ++v) EXPECT_EQ(counter(v, "connections_expired"), 40u);

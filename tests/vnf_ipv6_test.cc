@@ -56,7 +56,7 @@ TEST_F(Ipv6, IdsScansThePayloadBehindExtensionHeaders) {
 TEST_F(Ipv6, MonitorReportsIpv6Flows) {
   auto monitor = make_vnf("monitor", {{"export_interval_ms", "1"}});
   run_vnf(*monitor, {udp6(53, "a"), udp6(53, "bb")}).free_all();
-  usleep(2000);
+  ManualTsc::advance_ms(2);
   run_vnf(*monitor, {udp6(53, "ccc")}).free_all();
   std::string reply;
   ASSERT_TRUE(monitor->control("top", reply));

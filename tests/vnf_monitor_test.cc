@@ -1,7 +1,6 @@
 // monitor: exact per-flow counters and first/last-seen times, and the top-k
 // heavy hitters among many small flows, read through the "top" request.
 #include <sstream>
-#include <thread>
 
 #include "vnf_test_helpers.h"
 
@@ -54,7 +53,7 @@ TEST_F(Monitor, ReportsHeavyHittersWithExactFlowCounters) {
     run_vnf(*monitor, pkts).free_all();
     pkts.clear();
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  ManualTsc::advance_ms(3);
   run_vnf(*monitor, {ipv4_packet(pool_, IPPROTO_TCP, "10.6.0.1", 1, "10.8.0.1", 80)}).free_all();  // triggers the export
   const auto top = read_top(*monitor);
   ASSERT_EQ(top.size(), 5u);
@@ -88,10 +87,10 @@ TEST_F(Monitor, IdleFlowsExpireAndLeaveTheHeavyHitters) {
   packets_of("10.0.0.2", 5);
   packets_of("10.0.0.3", 1);
   EXPECT_EQ(counters(*monitor)["flows"], 3u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ManualTsc::advance_ms(1200);
   // A fresh flow's bursts drive the sweep over the small table.
   for (int i = 0; i < 40; ++i) packets_of("10.0.0.4", 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ManualTsc::advance_ms(5);
   packets_of("10.0.0.4", 1);  // publishes a snapshot taken after the sweep
   auto c = counters(*monitor);
   EXPECT_EQ(c["flows"], 1u);
@@ -101,7 +100,7 @@ TEST_F(Monitor, IdleFlowsExpireAndLeaveTheHeavyHitters) {
   EXPECT_EQ(top[0].src, "10.0.0.4");
   EXPECT_EQ(top[0].packets, 41u);
   packets_of("10.0.0.1", 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ManualTsc::advance_ms(5);
   packets_of("10.0.0.4", 1);  // publishes the snapshot
   top = read_top(*monitor);
   ASSERT_EQ(top.size(), 2u);

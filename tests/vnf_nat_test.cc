@@ -4,7 +4,6 @@
 #include <arpa/inet.h>
 
 #include <set>
-#include <thread>
 
 #include <rte_icmp.h>
 #include <rte_tcp.h>
@@ -165,7 +164,7 @@ TEST_F(Nat, UnsolicitedInboundIsDroppedAndIdleSessionsExpire) {
   const std::string ext = ipv4_text(ipv4_of(out.passed[0])->src_addr);
   const uint16_t ext_port = port_at(out.passed[0], 0);
   out.free_all();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ManualTsc::advance_ms(1200);
   // Bursts of unrelated traffic drive the sweep over the (small) table.
   for (int i = 0; i < 40; ++i) run_vnf(*n, {ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.9", 1, "198.51.100.10", 2)}).free_all();
   auto c = counters(*n);
@@ -240,7 +239,7 @@ TEST_F(Nat, ClosedTcpConnectionsExpireAfterTheTransitoryTimeout) {
       .free_all();
   run_vnf(*n, {tcp_with_flags("192.168.1.1", RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG), tcp_with_flags("192.168.1.2", RTE_TCP_RST_FLAG)}).free_all();
   EXPECT_EQ(counters(*n)["tcp_closing"], 2u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ManualTsc::advance_ms(1200);
   for (int i = 0; i < 40; ++i) run_vnf(*n, {ipv4_packet(pool_, IPPROTO_UDP, "198.51.100.9", 1, "198.51.100.10", 2)}).free_all();
   auto c = counters(*n);
   EXPECT_EQ(c["sessions_expired"], 2u);

@@ -1,7 +1,5 @@
 // ratelimit: srTCM and trTCM colours on a known packet schedule, colour-aware
 // pre-colouring from DSCP, drop thresholds, per-flow meters.
-#include <thread>
-
 #include "vnf_test_helpers.h"
 
 namespace nfv {
@@ -30,7 +28,7 @@ class RateLimit : public ::testing::Test {
 rte_mempool* RateLimit::pool_ = nullptr;
 
 TEST_F(RateLimit, SrTcmColoursABackToBackBurstThenRefills) {
-  // 1000 B/s: over the few microseconds of a burst the buckets do not refill.
+  // 1000 B/s on a clock the test moves: nothing refills until it says so.
   auto rl = make_vnf("ratelimit", {{"mode", "srtcm"}, {"cir", "1000"}, {"cbs", "1000"}, {"ebs", "500"}});
   BurstResult r = run_vnf(*rl, frames(20));
   EXPECT_EQ(r.passed.size(), 15u);
@@ -41,7 +39,7 @@ TEST_F(RateLimit, SrTcmColoursABackToBackBurstThenRefills) {
   EXPECT_EQ(c["red"], 5u);
   EXPECT_EQ(c["dropped"], 5u);
   // 250 ms at 1000 B/s = 250 bytes into C: two more green, then red (E fills only once C is full).
-  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  ManualTsc::advance_ms(250);
   run_vnf(*rl, frames(4)).free_all();
   c = counters(*rl);
   EXPECT_EQ(c["green"], 12u);

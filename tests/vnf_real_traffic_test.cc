@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "namespace_pair.h"
+#include "live_pod.h"
+#include "bounded_wait.h"
 #include "pod_runner.h"
 
 namespace nfv::test {
@@ -73,22 +75,16 @@ TEST(VnfRealTraffic, CurlThroughFirewallIdsMonitorRatelimit) {
                     "--directory", dir + "/www"},
                    dir + "/admin.out", dir + "/admin.err");
   PodRun pod = start_pod(dir, "bump", pod_config(dir), {});
-  int control_port = -1;
-  const std::regex pattern(R"(control API listening on.*?127\.0\.0\.1:(\d+))");
-  for (int i = 0; i < 1000 && control_port < 0; ++i) {
-    std::smatch m;
-    const std::string log = read_file(pod.stderr_path());
-    if (std::regex_search(log, m, pattern) && log.find("forwarding on") != std::string::npos) control_port = std::stoi(m[1]);
-    else usleep(10000);
-  }
+  const int control_port = logged_port(pod, "control API listening on");
   ASSERT_GT(control_port, 0) << pod.logs();
   // The servers are up once the server namespace answers locally.
-  for (int i = 0; i < 300; ++i) {
-    if (run_command("ip netns exec nfvv-srv curl -s -o /dev/null --max-time 1 http://198.18.1.2:8081/hello.txt", 5).exit_code == 0 &&
-        run_command("ip netns exec nfvv-srv curl -s -o /dev/null --max-time 1 http://198.18.1.2:8080/hello.txt", 5).exit_code == 0)
-      break;
-    usleep(20000);
-  }
+  ASSERT_TRUE(poll_until(
+      [] {
+        return run_command("ip netns exec nfvv-srv curl -s -o /dev/null --max-time 1 http://198.18.1.2:8081/hello.txt", 5).exit_code == 0 &&
+               run_command("ip netns exec nfvv-srv curl -s -o /dev/null --max-time 1 http://198.18.1.2:8080/hello.txt", 5).exit_code == 0;
+      },
+      std::chrono::seconds(15), std::chrono::milliseconds(20)))
+      << "the http servers did not answer in their namespace within 15 s";
 
   const auto fetched = run_command("ip netns exec nfvv-cli curl -s --max-time 10 http://198.18.1.2:8080/hello.txt", 20);
   EXPECT_EQ(fetched.exit_code, 0) << fetched.output;
@@ -99,11 +95,14 @@ TEST(VnfRealTraffic, CurlThroughFirewallIdsMonitorRatelimit) {
       run_command("ip netns exec nfvv-cli curl -s --max-time 10 -H 'X-Attack: nfv-sig' http://198.18.1.2:8080/hello.txt", 20);
   EXPECT_EQ(flagged.exit_code, 0) << "alert-only signatures let the request through: " << flagged.output;
 
-  usleep(100000);  // one export interval and more
   const std::string nfvctl = required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(control_port) + " ";
-  const auto top = run_command(nfvctl + "vnf web 3 top");
+  // The monitor's top list shows the flows once an export interval has passed.
+  CommandResult top;
+  const std::regex web_flow(R"(\n1 6 198\.18\.1\.1 \d+ 198\.18\.1\.2 8080 \d+ \d+)");
+  EXPECT_TRUE(poll_until([&] { return std::regex_search((top = run_command(nfvctl + "vnf web 3 top")).output, web_flow); },
+                         std::chrono::seconds(10)))
+      << top.output;
   EXPECT_EQ(top.exit_code, 0) << top.output;
-  EXPECT_TRUE(std::regex_search(top.output, std::regex(R"(\n1 6 198\.18\.1\.1 \d+ 198\.18\.1\.2 8080 \d+ \d+)"))) << top.output;
   const auto refused = run_command(nfvctl + "vnf web 1 top");
   EXPECT_NE(refused.exit_code, 0) << "the firewall takes no requests";
 

@@ -2,12 +2,14 @@
 // real mbufs through it, read its counters, verify checksums by recomputing.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <rte_cycles.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
@@ -17,13 +19,30 @@
 
 namespace nfv::test {
 
+// The clock of every VNF a test makes (VnfSettings::clock), in TSC cycles:
+// it stands still unless the test moves it, so what timeouts, meters and
+// exports do follows the test's script, not the machine's speed.
+struct ManualTsc {
+  static inline std::atomic<uint64_t> now{0};
+  static uint64_t read() { return now.load(std::memory_order_relaxed); }
+  // Up to the CPU's counter, never back: rte_meter stamps new meters with
+  // the CPU's counter, and the clock must not stand behind them.
+  static void catch_up() {
+    const uint64_t cpu = rte_rdtsc();
+    if (now.load() < cpu) now = cpu;
+  }
+  static void advance_ms(uint64_t ms) { now += ms * rte_get_tsc_hz() / 1000; }
+};
+
 inline std::unique_ptr<Vnf> make_vnf(const std::string& type, std::map<std::string, std::string> params) {
   static int next = 0;
   auto vnf = VnfRegistry::instance().create(type);
   VnfSettings settings;
   settings.instance_name = type + "@test" + std::to_string(next++);
   settings.params = std::move(params);
+  settings.clock = &ManualTsc::read;
   vnf->init(settings);
+  ManualTsc::catch_up();
   return vnf;
 }
 

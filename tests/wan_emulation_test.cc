@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "namespace_pair.h"
+#include "bounded_wait.h"
 #include "pod_runner.h"
 
 namespace nfv::test {
@@ -81,10 +82,11 @@ TEST_P(WanEmulation, MeasuredOneWayDelayAndLossMatchTheLink) {
   // The receiver is ready once it prints "ready".
   Subprocess receiver({"ip", "netns", "exec", "nfvw-srv", probe, "recv", "9000", std::to_string(kProbes), "3000"},
                       dir + "/recv.out", dir + "/recv.err");
-  for (int i = 0; i < 500 && read_file(dir + "/recv.out").find("ready") == std::string::npos; ++i) usleep(10000);
+  ASSERT_TRUE(poll_until([&] { return read_file(dir + "/recv.out").find("ready") != std::string::npos; }, std::chrono::seconds(5)))
+      << "the receiver did not get ready in 5 s: " << read_file(dir + "/recv.err");
   // Let the pod finish starting (its ports come up in well under a second).
-  for (int i = 0; i < 500 && read_file(pod.stderr_path()).find("forwarding on") == std::string::npos; ++i) usleep(10000);
-  ASSERT_NE(read_file(pod.stderr_path()).find("forwarding on"), std::string::npos) << pod.logs();
+  ASSERT_TRUE(poll_until([&] { return read_file(pod.stderr_path()).find("forwarding on") != std::string::npos; }, std::chrono::seconds(10)))
+      << pod.logs();
 
   const auto sent = run_command("ip netns exec nfvw-cli " + probe + " send " + kServerIp + " 9000 " +
                                 std::to_string(kProbes) + " " + std::to_string(kIntervalUs));

@@ -3,6 +3,7 @@
 #include <utility>  // Boost 1.74's Asio needs std::exchange before it
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 
 #include "control_frame.h"
 
@@ -14,6 +15,15 @@ struct ControlClient::Connection {
   boost::asio::io_context io;
   tcp::socket socket{io};
   std::chrono::milliseconds timeout;
+  std::unique_ptr<boost::asio::ssl::context> tls_context;
+  std::unique_ptr<boost::asio::ssl::stream<tcp::socket&>> tls;  // over `socket`; null: plain TCP
+
+  // Calls f with the stream requests travel on.
+  template <typename F>
+  void on_stream(F&& f) {
+    if (tls) f(*tls);
+    else f(socket);
+  }
 
   // Runs the io_context until the operation completes or the timeout passes.
   void run_until_done(bool& done) {
@@ -30,8 +40,13 @@ struct ControlClient::Connection {
 };
 
 ControlClient::ControlClient(const std::string& address, std::string token, std::chrono::milliseconds timeout)
+    : ControlClient(address, std::move(token), TlsFiles{}, "", timeout) {}
+
+ControlClient::ControlClient(const std::string& address, std::string token, const TlsFiles& tls, const std::string& tls_field,
+                             std::chrono::milliseconds timeout)
     : connection_(std::make_unique<Connection>()), token_(std::move(token)) {
   connection_->timeout = timeout;
+  if (tls.enabled()) connection_->tls_context = std::make_unique<boost::asio::ssl::context>(client_tls_context(tls, tls_field));
   const auto colon = address.rfind(':');
   if (colon == std::string::npos) throw std::runtime_error("control address '" + address + "': expected host:port");
   tcp::resolver resolver(connection_->io);
@@ -50,6 +65,29 @@ ControlClient::ControlClient(const std::string& address, std::string token, std:
     throw std::runtime_error("cannot reach the pod's control API at " + address + ": " + e.what());
   }
   if (ec) throw std::runtime_error("cannot reach the pod's control API at " + address + ": " + ec.message());
+  if (connection_->tls_context) handshake(address.substr(0, colon));
+}
+
+void ControlClient::handshake(const std::string& host) {
+  Connection& c = *connection_;
+  c.tls = std::make_unique<boost::asio::ssl::stream<tcp::socket&>>(c.socket, *c.tls_context);
+  // The server's certificate must name the host dialled (a DNS name or an IP address).
+  c.tls->set_verify_callback(boost::asio::ssl::host_name_verification(host));
+  boost::system::error_code not_ip;
+  boost::asio::ip::make_address(host, not_ip);
+  if (not_ip) SSL_set_tlsext_host_name(c.tls->native_handle(), host.c_str());  // SNI takes names only
+  boost::system::error_code ec;
+  bool done = false;
+  c.tls->async_handshake(boost::asio::ssl::stream_base::client, [&](boost::system::error_code e) {
+    ec = e;
+    done = true;
+  });
+  try {
+    c.run_until_done(done);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("TLS handshake with the control API at " + host + ": " + e.what());
+  }
+  if (ec) throw std::runtime_error("TLS handshake with the control API at " + host + " failed: " + ec.message());
 }
 
 ControlClient::~ControlClient() = default;
@@ -63,25 +101,29 @@ nfv::control::Response ControlClient::call(nfv::control::Request request) {
   // the socket buffer. Asio sends with MSG_NOSIGNAL, so a pod that went away
   // is an EPIPE error here, never a SIGPIPE.
   bool sent = false;
-  boost::asio::async_write(c.socket, boost::asio::buffer(out), [&](boost::system::error_code e, std::size_t) {
-    ec = e;
-    sent = true;
+  c.on_stream([&](auto& stream) {
+    boost::asio::async_write(stream, boost::asio::buffer(out), [&](boost::system::error_code e, std::size_t) {
+      ec = e;
+      sent = true;
+    });
   });
   c.run_until_done(sent);
   if (ec) throw std::runtime_error("control API: send failed: " + ec.message());
   unsigned char header[kFrameHeaderBytes];
   std::string body;
   bool done = false;
-  boost::asio::async_read(c.socket, boost::asio::buffer(header), [&](boost::system::error_code e, std::size_t) {
-    if (e) {
-      ec = e;
-      done = true;
-      return;
-    }
-    body.resize(frame_length(header));
-    boost::asio::async_read(c.socket, boost::asio::buffer(body), [&](boost::system::error_code e2, std::size_t) {
-      ec = e2;
-      done = true;
+  c.on_stream([&](auto& stream) {
+    boost::asio::async_read(stream, boost::asio::buffer(header), [&](boost::system::error_code e, std::size_t) {
+      if (e) {
+        ec = e;
+        done = true;
+        return;
+      }
+      body.resize(frame_length(header));
+      boost::asio::async_read(stream, boost::asio::buffer(body), [&](boost::system::error_code e2, std::size_t) {
+        ec = e2;
+        done = true;
+      });
     });
   });
   c.run_until_done(done);

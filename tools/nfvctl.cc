@@ -1,6 +1,6 @@
 // nfvctl: the operator's CLI for a running pod, over its control API.
 //
-//   nfvctl [--addr HOST:PORT] [--token TOKEN] [--json] COMMAND ...
+//   nfvctl [--addr HOST:PORT] [--token-file FILE] [--tls-cert F --tls-key F --tls-ca F] [--json] COMMAND ...
 //     status                          sites, links, chains and their instance pools
 //     telemetry [--watch [SECONDS]]   counters (refreshed every SECONDS with --watch)
 //     health                          is it forwarding?
@@ -11,11 +11,15 @@
 //     policy show | policy set NAME [KEY=VALUE...]   to nfv-scaler (its control API)
 //     vnf CHAIN HOP [--instance ID] REQUEST...   a request to a hop's VNFs (monitor: top; lb: backends, backend down|up ADDR:PORT)
 //
-// --addr defaults to $NFV_CONTROL or 127.0.0.1:9900, --token to $NFV_TOKEN.
+// --addr defaults to $NFV_CONTROL or 127.0.0.1:9900. The token comes from
+// $NFV_TOKEN or --token-file, never the command line (every user sees argv);
+// the TLS files default to $NFV_TLS_CERT, $NFV_TLS_KEY, $NFV_TLS_CA.
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,11 +27,12 @@
 #include <fmt/format.h>
 
 #include "control_client.h"
+#include "secret_checks.h"
 #include "pod_stats_format.h"
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: nfvctl [--addr HOST:PORT] [--token TOKEN] [--json] COMMAND ...
+constexpr const char* kUsage = R"(usage: nfvctl [--addr HOST:PORT] [--token-file FILE] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--json] COMMAND ...
   status                          sites, links, chains and their instance pools
   telemetry [--watch [SECONDS]]   counters (refreshed every SECONDS with --watch)
   health                          is the pod forwarding?
@@ -38,7 +43,11 @@ constexpr const char* kUsage = R"(usage: nfvctl [--addr HOST:PORT] [--token TOKE
   vnf CHAIN HOP [--instance ID] REQUEST...  ask a hop's VNFs (monitor: top; lb: backends, backend down|up ADDR:PORT)
   policy show                     to nfv-scaler: the policy in force, slot, cost so far
   policy set NAME [KEY=VALUE...]  to nfv-scaler: switch policy at the next slot (static|threshold|online)
---addr defaults to $NFV_CONTROL or 127.0.0.1:9900; --token to $NFV_TOKEN.
+--addr defaults to $NFV_CONTROL or 127.0.0.1:9900. The token (needed to change
+things) comes from $NFV_TOKEN or the first line of --token-file FILE, never the
+command line. Over TLS (a control API off loopback), nfvctl presents --tls-cert
+and --tls-key and checks the server against --tls-ca (or $NFV_TLS_CERT,
+$NFV_TLS_KEY, $NFV_TLS_CA).
 )";
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -80,12 +89,26 @@ std::string format_status(const nfv::control::Status& s) {
   return out;
 }
 
+// The token: the file's first line (trailing whitespace dropped).
+std::string token_from_file(const std::string& path) {
+  std::ifstream in(path);
+  std::string token;
+  if (!in || !std::getline(in, token)) usage_error("--token-file: cannot read a token from '" + path + "'");
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  if (token.empty()) usage_error("--token-file: '" + path + "' starts with an empty line");
+  if (const std::string warning = nfv::readable_secret_warning(path); !warning.empty())
+    std::fprintf(stderr, "nfvctl: warning: %s\n", warning.c_str());
+  return token;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string address = std::getenv("NFV_CONTROL") ? std::getenv("NFV_CONTROL") : "127.0.0.1:9900";
-  std::string token = std::getenv("NFV_TOKEN") ? std::getenv("NFV_TOKEN") : "";
+  auto env = [](const char* name) { return std::string(std::getenv(name) ? std::getenv(name) : ""); };
+  std::string token = env("NFV_TOKEN");
+  nfv::TlsFiles tls{env("NFV_TLS_CERT"), env("NFV_TLS_KEY"), env("NFV_TLS_CA")};
   bool json = false;
   std::vector<std::string> rest;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -94,7 +117,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (args[i] == "--addr" && i + 1 < args.size()) address = args[++i];
-    else if (args[i] == "--token" && i + 1 < args.size()) token = args[++i];
+    else if (args[i] == "--token" || args[i].rfind("--token=", 0) == 0)
+      usage_error("--token: a token on the command line is visible to every user of this host (ps, shell history); "
+                  "set NFV_TOKEN or pass --token-file FILE");
+    else if (args[i] == "--token-file" && i + 1 < args.size()) token = token_from_file(args[++i]);
+    else if (args[i] == "--tls-cert" && i + 1 < args.size()) tls.cert = args[++i];
+    else if (args[i] == "--tls-key" && i + 1 < args.size()) tls.key = args[++i];
+    else if (args[i] == "--tls-ca" && i + 1 < args.size()) tls.ca = args[++i];
     else if (args[i] == "--json") json = true;
     else rest.push_back(args[i]);
   }
@@ -180,7 +209,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    nfv::ControlClient client(address, token);
+    nfv::ControlClient client(address, token, tls, "--tls");
     for (;;) {
       const auto response = client.call(request);
       if (!response.ok()) {

@@ -140,6 +140,7 @@ class LoadBalancerVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
+    clock_ = settings.clock;
     input_.init(settings, {"services", "down", "table_size", "connections", "conn_timeout", "flow_cache"},
                 InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
     parse_services(settings.get_string("services", ""));
@@ -170,7 +171,7 @@ class LoadBalancerVnf final : public Vnf {
     const uint32_t cache_slots = static_cast<uint32_t>(settings.get_uint("flow_cache", kDefaultFlowCacheSlots, 0, 1u << 22));
     conn_cache_.init(cache_slots);
     reply_cache_.init(cache_slots);
-    sweep_.init(static_cast<uint32_t>(conns_.size()), timeout_ / 4, rte_rdtsc());
+    sweep_.init(static_cast<uint32_t>(conns_.size()), timeout_ / 4, clock_());
   }
 
   uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
@@ -181,7 +182,7 @@ class LoadBalancerVnf final : public Vnf {
       buffer = active_.load();
       in_use_.store(buffer);
     } while (active_.load() != buffer);
-    const uint64_t now = rte_rdtsc();
+    const uint64_t now = clock_();
     expire_some(now);
     // Pass 1: keys and services; one bulk lookup per table; pass 2: decisions and rewrites.
     TwoWayBurst<Pending> burst;
@@ -500,6 +501,7 @@ class LoadBalancerVnf final : public Vnf {
   std::atomic<int> in_use_{-1};
   uint32_t table_size_ = 65537;
   std::shared_ptr<const ConnectionSteering> steering_;  // pools of several instances only
+  TscClock clock_ = &hardware_tsc;
   uint64_t timeout_ = 0;
   rte_hash* conn_table_ = nullptr;   // client 5-tuple -> connection
   rte_hash* reply_table_ = nullptr;  // backend -> client 5-tuple -> connection

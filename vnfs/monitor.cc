@@ -73,6 +73,7 @@ class MonitorVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
+    clock_ = settings.clock;
     input_.init(settings, {"flows", "top_k", "sketch_width", "sketch_depth", "export_interval_ms", "flow_timeout"},
                 InputPolicyDefaults{.drop_malformed = false, .drop_non_ip = false, .drop_fragments = false});
     const uint32_t flows = static_cast<uint32_t>(settings.get_uint("flows", 65536, 64, 1u << 24));
@@ -84,11 +85,11 @@ class MonitorVnf final : public Vnf {
     timeout_ = settings.get_uint("flow_timeout", 300, 0, 86400 * 7) * hz_;
     timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    tsc0_ = rte_rdtsc();
+    tsc0_ = clock_();
     unix_ns0_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
     table_ = create_hash_table("monitor", flows, sizeof(TableKey), settings.socket_id, "flows");
     records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false});
-    if (timeout_) sweep_.init(static_cast<uint32_t>(records_.size()), timeout_ / 4, rte_rdtsc());
+    if (timeout_) sweep_.init(static_cast<uint32_t>(records_.size()), timeout_ / 4, clock_());
     heap_.reserve(k_);
   }
 
@@ -113,7 +114,7 @@ class MonitorVnf final : public Vnf {
       if (v == InputVerdict::kDrop) dropped[(*n_dropped)++] = pkts[i];
       else pkts[kept++] = pkts[i];
     }
-    const uint64_t now = rte_rdtsc();
+    const uint64_t now = clock_();
     if (timeout_) expire_some(now);
     if (n_ip) rte_hash_lookup_with_hash_bulk(table_, key_ptrs, hashes, n_ip, positions);
     for (uint32_t i = 0; i < n_ip; ++i) {
@@ -295,6 +296,7 @@ class MonitorVnf final : public Vnf {
   uint64_t export_interval_ = 0, next_export_ = 0;
   TopSnapshot snapshot_;
   InputPolicy input_;
+  TscClock clock_ = &hardware_tsc;
   uint64_t flows_ = 0;
   uint64_t packets_ = 0;
   uint64_t bytes_ = 0;

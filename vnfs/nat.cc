@@ -96,6 +96,7 @@ class NatVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
+    clock_ = settings.clock;
     input_.init(settings, {"external", "internal", "port_min", "port_max", "sessions", "flow_cache",
                            "tcp_timeout", "tcp_transitory_timeout", "udp_timeout", "icmp_timeout"},
                 InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = true});
@@ -147,7 +148,7 @@ class NatVnf final : public Vnf {
     out_cache_.init(cache_slots);
     in_cache_.init(cache_slots);
     const uint64_t shortest = std::min({timeout_[kTcp], timeout_[kUdp], timeout_[kIcmp], tcp_transitory_timeout_});
-    sweep_.init(static_cast<uint32_t>(sessions_.size()), shortest / 4, rte_rdtsc());
+    sweep_.init(static_cast<uint32_t>(sessions_.size()), shortest / 4, clock_());
     // Free ports per (external address, protocol): a stack, filled once.
     const uint32_t ports = share_.ports;
     free_ports_.resize(external_.size() * kProtocols);
@@ -159,7 +160,7 @@ class NatVnf final : public Vnf {
   }
 
   uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
-    const uint64_t now = rte_rdtsc();
+    const uint64_t now = clock_();
     expire_some(now);
     // Pass 1 finds each packet's direction and key; one bulk lookup per
     // direction; pass 2 rewrites.
@@ -471,6 +472,7 @@ class NatVnf final : public Vnf {
   uint16_t port_min_ = 1024, port_max_ = 65535;
   PortShare share_;
   uint64_t timeout_[kProtocols] = {};
+  TscClock clock_ = &hardware_tsc;
   uint64_t tcp_transitory_timeout_ = 0;
   uint64_t closing_ = 0;
   uint64_t hairpinned_ = 0;

@@ -35,6 +35,7 @@ class RateLimitVnf final : public Vnf {
   }
 
   void init(const VnfSettings& settings) override {
+    clock_ = settings.clock;
     input_.init(settings, {"mode", "per", "cir", "cbs", "ebs", "pir", "pbs", "drop", "colour_aware", "flows"},
                 InputPolicyDefaults{.drop_malformed = true, .drop_non_ip = false, .drop_fragments = false});
     const std::string mode = settings.get_string("mode", "srtcm");
@@ -83,7 +84,7 @@ class RateLimitVnf final : public Vnf {
   }
 
   uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
-    const uint64_t now = rte_rdtsc();
+    const uint64_t now = clock_();
     // Pass 1 collects the metered packets (and, per flow, their keys for one
     // bulk lookup); pass 2 meters them.
     alignas(8) FlowKey keys[kMaxVnfBurst];  // rte_hash_crc reads 8 bytes at a time
@@ -174,6 +175,7 @@ class RateLimitVnf final : public Vnf {
     return false;
   }
 
+  TscClock clock_ = &hardware_tsc;
   bool trtcm_ = false;
   bool colour_aware_ = false;
   rte_color drop_from_ = RTE_COLOR_RED;

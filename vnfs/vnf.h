@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "flow_ticket.h"
+#include "tsc_clock.h"
 
 struct rte_mbuf;
 
@@ -44,6 +45,8 @@ struct VnfSettings {
   // pool's instances (nat: the external ports) takes its slot's share.
   int slot = 0;
   int slots = 1;
+  // What time-driven VNFs (meters, timeouts, exports) read as now.
+  TscClock clock = &hardware_tsc;
 
   // Typed access that names the key when the value is wrong.
   uint64_t get_uint(const std::string& key, uint64_t fallback, uint64_t min, uint64_t max) const;

@@ -33,6 +33,7 @@ for site in nycm chin kscy; do
 done
 fill "$HERE/replay.yaml.in" > "$RUN/replay.yaml"
 fill "$HERE/scaler.yaml.in" > "$RUN/scaler.yaml"
+chmod 600 "$RUN"/pod-*.yaml "$RUN/scaler.yaml"  # they hold control tokens
 if [ -n "$POLICY" ]; then
   case "$POLICY" in
     online) ;;  # the file's own line, with its parameters

@@ -14,6 +14,7 @@
 #include <boost/asio.hpp>
 
 #include "control_server.h"
+#include "secret_checks.h"
 #include "html_report.h"
 #include "journal.h"
 #include "metrics_endpoint.h"
@@ -142,6 +143,11 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   try {
     nfv::ScalerSetup setup = nfv::load_scaler_setup(config_path);
+    bool holds_token = !setup.config.control().token().empty();
+    for (const auto& pod : setup.config.pods()) holds_token = holds_token || !pod.token().empty();
+    if (holds_token)
+      if (const std::string warning = nfv::readable_secret_warning(config_path); !warning.empty())
+        std::fprintf(stderr, "nfv-scaler: warning: %s\n", warning.c_str());
     if (slots >= 0) setup.config.set_slots(static_cast<std::uint32_t>(slots));
     if (shadow) setup.config.set_shadow(true);
     if (!journal.empty()) setup.config.set_journal(journal);
@@ -164,10 +170,10 @@ int main(int argc, char** argv) {
     const auto& c = service.setup().config;
     const std::string listen = c.control().listen().empty() ? "127.0.0.1" : c.control().listen();
     if (c.control().port() > 0) {
-      control = std::make_unique<nfv::ControlServer>(io, listen, static_cast<uint16_t>(c.control().port()), 1 << 20,
-                                                      c.control().token(),
-                                                      [&](const nfv::control::Request& r) { return service.handle(r); });
-      std::printf("  control API on %s:%u\n", listen.c_str(), control->port());
+      control = std::make_unique<nfv::ControlServer>(
+          io, listen, static_cast<uint16_t>(c.control().port()), 1 << 20, c.control().token(),
+          [&](const nfv::control::Request& r) { return service.handle(r); }, nfv::tls_files(c.control().tls()), "control.tls");
+      std::printf("  control API on %s:%u%s\n", listen.c_str(), control->port(), control->tls() ? " (mutual TLS)" : "");
     }
     if (c.metrics_port() > 0) {
       metrics = std::make_unique<nfv::MetricsEndpoint>(io, listen, static_cast<uint16_t>(c.metrics_port()),

@@ -47,6 +47,8 @@ class PodsBackend final : public Backend {
       p.name = pod.name();
       p.address = pod.control();
       p.token = pod.token();
+      p.tls = tls_files(pod.tls());
+      p.tls_field = "pods[" + std::to_string(pods_.size()) + "].tls";
       p.timeout = std::chrono::milliseconds(static_cast<long>(
           1e3 * std::clamp(kCallShare * slot_seconds_, kMinCallSeconds, kMaxCallSeconds)));
       for (const std::string& site : pod.sites()) p.sites.push_back(*topology.find_site(site));
@@ -140,6 +142,8 @@ class PodsBackend final : public Backend {
   // (a pod that was not up yet, or went away and came back).
   struct PodConnection {
     std::string name, address, token;
+    TlsFiles tls;
+    std::string tls_field;  // what errors about its files name
     std::chrono::milliseconds timeout{2000};
     std::unique_ptr<ControlClient> client;
     std::vector<std::size_t> sites;
@@ -149,7 +153,7 @@ class PodsBackend final : public Backend {
 
     control::Response call(const control::Request& request) {
       try {
-        if (!client) client = std::make_unique<ControlClient>(address, token, timeout);
+        if (!client) client = std::make_unique<ControlClient>(address, token, tls, tls_field, timeout);
         return client->call(request);
       } catch (...) {
         client.reset();

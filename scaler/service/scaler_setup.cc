@@ -162,12 +162,20 @@ ScalerSetup build(ScalerSetup setup) {
     for (int p = 0; p < c.pods_size(); ++p) {
       const std::string field = "pods[" + std::to_string(p) + "]";
       if (c.pods(p).control().empty()) throw std::runtime_error(source.locate(field + ".control", "host:port of its control API"));
+      if (const std::string missing = missing_tls_file(tls_files(c.pods(p).tls())); !missing.empty())
+        throw std::runtime_error(source.locate(field + ".tls" + missing, "a PEM file: TLS needs cert, key and ca"));
       for (int s = 0; s < c.pods(p).sites_size(); ++s)
         if (!topology.find_site(c.pods(p).sites(s)))
           throw std::runtime_error(source.locate(field + ".sites[" + std::to_string(s) + "]",
                                                  "a site of topology " + topology.name + ", no '" + c.pods(p).sites(s) + "'"));
     }
   }
+  if (const std::string missing = missing_tls_file(tls_files(c.control().tls())); !missing.empty())
+    throw std::runtime_error(source.locate("control.tls" + missing, "a PEM file: TLS needs cert, key and ca"));
+  if (c.control().port() > 0 && !tls_files(c.control().tls()).enabled() && !c.control().listen().empty() &&
+      !is_loopback_address(c.control().listen()))
+    throw std::runtime_error(source.locate("control.tls", "cert, key and ca files: off loopback (listen " + c.control().listen() +
+                                                              ") the control API speaks only mutual TLS"));
   setup.limits.min.assign(topology.sites.size(), 0.0);
   setup.limits.max.assign(topology.sites.size(), 0.0);
   for (int i = 0; i < c.limits_size(); ++i) {
@@ -195,6 +203,8 @@ void set_slot_clock(ScalerSetup& setup, double start_unix_s) {
   setup.start_unix_s = start_unix_s;
   if (!setup.arrivals) setup.mapping.start_unix_s = start_unix_s;  // no trace: the wall clock is the trace time
 }
+
+TlsFiles tls_files(const config::ControlTls& tls) { return TlsFiles{tls.cert(), tls.key(), tls.ca()}; }
 
 ScalerSetup load_scaler_setup(const std::string& path) {
   ScalerSetup setup;

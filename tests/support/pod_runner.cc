@@ -9,17 +9,6 @@
 
 namespace nfv::test {
 
-int logged_port(const PodRun& pod, const std::string& what) {
-  const std::regex pattern(what + R"(.*?127\.0\.0\.1:(\d+))");
-  for (int i = 0; i < 500; ++i) {
-    std::smatch m;
-    const std::string log = read_file(pod.stderr_path());
-    if (std::regex_search(log, m, pattern) && log.find("forwarding on") != std::string::npos) return std::stoi(m[1]);
-    usleep(10000);
-  }
-  return -1;
-}
-
 std::string nfv_pod_binary() { return required_env("NFV_POD"); }
 
 std::string shared_data(const std::string& relative) { return required_env("NFV_SHARED_DATA") + "/" + relative; }

@@ -31,10 +31,6 @@ struct PodRun {
 PodRun start_pod(const std::string& dir, const std::string& name, const std::string& config_yaml,
                  const std::vector<std::string>& app_options, const std::string& lcores = "0");
 
-// Waits (5 s at most) for the pod's log line `what` naming the port it
-// listens on at 127.0.0.1 and for it to forward; -1 if none came.
-int logged_port(const PodRun& pod, const std::string& what);
-
 std::string nfv_pod_binary();
 std::string shared_data(const std::string& relative);
 
