@@ -6,6 +6,7 @@
 
 #include "tcp_listener.h"
 
+#include "control_decode.h"
 #include "control_frame.h"
 
 namespace nfv {
@@ -40,10 +41,7 @@ class Session : public std::enable_shared_from_this<Session> {
         return;
       }
       const uint32_t length = frame_length(self->header_);
-      if (length == 0) return self->fail("empty frame");
-      if (length > self->shared_->max_frame_bytes)
-        return self->fail("frame of " + std::to_string(length) + " bytes exceeds the limit of " +
-                          std::to_string(self->shared_->max_frame_bytes));
+      if (auto error = frame_length_error(length, self->shared_->max_frame_bytes); !error.empty()) return self->fail(error);
       self->body_.resize(length);
       self->read_body();
     });
@@ -67,9 +65,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void handle() {
     nfv::control::Request request;
-    if (!request.ParseFromArray(body_.data(), static_cast<int>(body_.size())))
-      return fail("malformed request: not an nfv.control.Request");
-    if (request.kind_case() == nfv::control::Request::KIND_NOT_SET) return fail("malformed request: names no operation");
+    if (auto error = decode_request(body_.data(), body_.size(), request); !error.empty()) return fail(error);
     if (is_mutating(request) && request.token() != shared_->token) return fail("wrong token");
     nfv::control::Response response;
     try {
