@@ -121,7 +121,7 @@ def main():
         for phase in ("rest", "overload", "after"):
             def in_phase(r):
                 t = float(r["unix_s"]) - slot0
-                return phase_of(int(t)) == phase if t >= 0 else phase == "rest"
+                return t >= 0 and phase_of(int(t)) == phase
             rs = [r for r in probes if (r["target"] == "scaler") == (group == "scaler") and in_phase(r)]
             ms = [float(r["rtt_ms"]) for r in rs if r["ok"] == "1"]
             if not rs:

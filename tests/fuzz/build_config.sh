@@ -27,15 +27,14 @@ sources="tests/fuzz/config_fuzz.cc tests/fuzz/replay_fuzz.cc
   topologies/csv_table.cc topologies/geo_distance.cc topologies/topology.cc topologies/topology_yaml.cc
   topologies/sndlib_import.cc topologies/zoo_import.cc"
 generated="control pod_stats pod_config plan scaler topology replay_config calibration"
+inputs=$(for s in $sources; do echo "$root/$s"; done; for g in $generated; do echo "$build/proto/$g.pb.cc"; done)
 headers="$build/proto $root/proto $root/dataplane $root/vnfs $root/topologies $root/traces $root/scaler $root/predictor"
 # Two compilers at a time (the machine's cores). An object is kept while it
 # is newer than its source and than every header it may include.
-{
-  for s in $sources; do echo "$root/$s"; done
-  for g in $generated; do echo "$build/proto/$g.pb.cc"; done
-} | xargs -P 2 -I{} sh -c '
+echo "$inputs" | xargs -P 2 -I{} sh -c '
   o="$1/$(echo "$2" | tr / _).o"
   [ "$o" -nt "$2" ] && [ -z "$(find $4 -name "*.h" -newer "$o" -print -quit)" ] && exit 0
   clang++ $3 -c "$2" -o "$o"' _ "$objs" {} "$flags" "$headers"
-exec clang++ -fsanitize=fuzzer,address,undefined "$objs"/*.o -o "$out" \
+# This build's objects only: the folder may hold others' (another build folder, a source since renamed).
+exec clang++ -fsanitize=fuzzer,address,undefined $(for i in $inputs; do echo "$objs/$(echo "$i" | tr / _).o"; done) -o "$out" \
   $(pkg-config --libs libdpdk protobuf yaml-cpp fmt pugixml)

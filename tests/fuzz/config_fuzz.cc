@@ -128,6 +128,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     g_reader(text);
   } catch (const std::exception& e) {
+    // NFV_FUZZ_SHOW_ERRORS=1 with -runs=0 over a corpus shows what each input is told.
+    static const bool show = std::getenv("NFV_FUZZ_SHOW_ERRORS") != nullptr;
+    if (show) std::fprintf(stderr, "error: %s\n", e.what());
     if (e.what()[0] == '\0') {
       std::fprintf(stderr, "an error without a message\n");
       std::abort();
