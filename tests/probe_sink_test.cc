@@ -2,9 +2,8 @@
 // only: however many slots a run has, the histograms held stay at the cap,
 // and a folded slot keeps the percentiles it had. Probes go in through a
 // net_ring port, as a pod would send them.
+#include <rte_bus_vdev.h>
 #include <rte_ethdev.h>
-#include <rte_eth_ring.h>
-#include <rte_ring.h>
 
 #include <gtest/gtest.h>
 
@@ -19,20 +18,17 @@ using nfv::test::Bytes;
 
 constexpr uint64_t kSlotNs = 1'000'000;  // 1 ms slots
 
-struct RingPort {
-  rte_ring* ring = nullptr;
+// A net_ring port: what is sent on it comes back on its receive queue.
+uint16_t ring_port(const std::string& name, rte_mempool* pool) {
+  EXPECT_EQ(rte_vdev_init(name.c_str(), nullptr), 0) << name;
   uint16_t port = 0;
-};
-
-RingPort ring_port(const std::string& name) {
-  RingPort r;
-  r.ring = rte_ring_create(name.c_str(), 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-  EXPECT_NE(r.ring, nullptr) << name;
-  const int port = rte_eth_from_ring(r.ring);
-  EXPECT_GE(port, 0) << name;
-  r.port = static_cast<uint16_t>(port);
-  EXPECT_EQ(rte_eth_dev_start(r.port), 0);
-  return r;
+  EXPECT_EQ(rte_eth_dev_get_port_by_name(name.c_str(), &port), 0) << name;
+  rte_eth_conf conf{};
+  EXPECT_EQ(rte_eth_dev_configure(port, 1, 1, &conf), 0);
+  EXPECT_EQ(rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, nullptr, pool), 0);
+  EXPECT_EQ(rte_eth_tx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, nullptr), 0);
+  EXPECT_EQ(rte_eth_dev_start(port), 0);
+  return port;
 }
 
 // A probe of `chain` sent `sent_ns` with sequence number `seq`.
@@ -44,10 +40,9 @@ rte_mbuf* probe(rte_mempool* pool, uint16_t chain, uint64_t seq, uint64_t sent_n
   return nfv::test::to_mbuf(pool, frame);
 }
 
-// Receives the probes: all of them, in as many polls as it takes.
-void deliver(ProbeSink& sink, RingPort& in, std::vector<rte_mbuf*> probes, const WallClock& clock) {
-  ASSERT_EQ(rte_ring_enqueue_bulk(in.ring, reinterpret_cast<void**>(probes.data()), static_cast<unsigned>(probes.size()), nullptr),
-            probes.size());
+// Sends the probes into the port and has the sink receive all of them, in as many polls as it takes.
+void deliver(ProbeSink& sink, uint16_t port, std::vector<rte_mbuf*> probes) {
+  ASSERT_EQ(rte_eth_tx_burst(port, 0, probes.data(), static_cast<uint16_t>(probes.size())), probes.size());
   uint64_t received = 0;
   for (int polls = 0; received < probes.size(); ++polls) {
     ASSERT_LT(polls, 1000) << "the sink took " << received << " of " << probes.size() << " probes";
@@ -57,13 +52,13 @@ void deliver(ProbeSink& sink, RingPort& in, std::vector<rte_mbuf*> probes, const
 
 TEST(ProbeSink, HoldsHistogramsForTheLastSlotsOnly) {
   rte_mempool* pool = nfv::test::test_pool("sink_cap");
-  RingPort in = ring_port("sink_cap");
+  const uint16_t port = ring_port("net_ring_sink_cap", pool);
   const WallClock clock;
   SinkPlan plan;
   plan.chain_names = {"video", "calls"};
   plan.slot_wall_seconds = 1e-3;
   plan.slot_histograms = 4;
-  ProbeSink sink(plan, in.port, clock);
+  ProbeSink sink(plan, port, clock);
   // Slot 0 began a second ago: the later a slot, the lower its probes' latency.
   const uint64_t start_ns = clock.to_ns(rte_rdtsc()) - 1'000'000'000;
   sink.align_slots(start_ns);
@@ -75,7 +70,7 @@ TEST(ProbeSink, HoldsHistogramsForTheLastSlotsOnly) {
     std::vector<rte_mbuf*> burst;
     for (uint16_t chain = 0; chain < 2; ++chain)
       for (int i = 0; i < 10; ++i) burst.push_back(probe(pool, chain, seq[chain]++, start_ns + slot * kSlotNs + i * 1000));
-    deliver(sink, in, burst, clock);
+    deliver(sink, port, burst);
     EXPECT_LE(sink.slot_histograms(), 2u * plan.slot_histograms) << "slot " << slot;
     when_live.push_back(sink.at(slot, 0).percentiles());
   }
@@ -91,7 +86,7 @@ TEST(ProbeSink, HoldsHistogramsForTheLastSlotsOnly) {
     EXPECT_EQ(sink.lost_by_sequence(slot, 1), 0) << "slot " << slot;
   }
   // A late probe of a folded slot is counted, without its latency.
-  deliver(sink, in, {probe(pool, 1, seq[1]++, start_ns + 3 * kSlotNs)}, clock);
+  deliver(sink, port, {probe(pool, 1, seq[1]++, start_ns + 3 * kSlotNs)});
   EXPECT_EQ(sink.at(3, 1).packets, 11u);
   EXPECT_EQ(sink.at(3, 1).latency, nullptr);
   EXPECT_EQ(sink.chain_total(1).packets, 501u);
