@@ -33,10 +33,9 @@ uint16_t ring_port(const std::string& name, rte_mempool* pool) {
 
 // A probe of `chain` sent `sent_ns` with sequence number `seq`.
 rte_mbuf* probe(rte_mempool* pool, uint16_t chain, uint64_t seq, uint64_t sent_ns) {
-  Bytes payload(kProbeBytes);
-  write_probe(payload.data(), chain, seq, sent_ns);
-  const Bytes frame = nfv::test::concat({nfv::test::ethernet(0x0800), nfv::test::ipv4("10.0.0.1", "10.1.0.1", 17, 8 + kProbeBytes),
-                                         nfv::test::udp(9000, 9000, kProbeBytes), payload});
+  Bytes l4 = nfv::test::udp(9000, 9000, kProbeBytes);  // the header and room for the probe after it
+  write_probe(l4.data() + 8, chain, seq, sent_ns);
+  const Bytes frame = nfv::test::concat({nfv::test::ethernet(0x0800), nfv::test::ipv4("10.0.0.1", "10.1.0.1", 17, 8 + kProbeBytes), l4});
   return nfv::test::to_mbuf(pool, frame);
 }
 
