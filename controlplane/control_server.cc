@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "control_decode.h"
 #include "control_frame.h"
 #include "secret_checks.h"
 #include "tcp_listener.h"
@@ -76,10 +77,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         return;
       }
       const uint32_t length = frame_length(self->header_);
-      if (length == 0) return self->fail("empty frame");
-      if (length > self->shared_->max_frame_bytes)
-        return self->fail("frame of " + std::to_string(length) + " bytes exceeds the limit of " +
-                          std::to_string(self->shared_->max_frame_bytes));
+      if (auto error = frame_length_error(length, self->shared_->max_frame_bytes); !error.empty()) return self->fail(error);
       self->body_.resize(length);
       self->read_body();
     });
@@ -100,9 +98,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   void handle() {
     nfv::control::Request request;
-    if (!request.ParseFromArray(body_.data(), static_cast<int>(body_.size())))
-      return fail("malformed request: not an nfv.control.Request");
-    if (request.kind_case() == nfv::control::Request::KIND_NOT_SET) return fail("malformed request: names no operation");
+    if (auto error = decode_request(body_.data(), body_.size(), request); !error.empty()) return fail(error);
     if (is_mutating(request) && !same_token(request.token(), shared_->token)) {
       shared_->throttle.failed(peer_);
       return fail("wrong token");

@@ -432,6 +432,7 @@ nfv::stats::PodStats Pod::stats() const {
   if (forwarding_start_tsc_)
     stats.set_forwarding_s(static_cast<double>((forwarding_end_tsc_ ? forwarding_end_tsc_ : now) - forwarding_start_tsc_) / hz);
   if (pool_) stats.set_mempool_size(pool_->size);
+  if (pool_ && !closed_) stats.set_mempool_in_use(rte_mempool_in_use_count(pool_));
   add_site_stats(stats, runtime_->layout, static_cast<double>(runtime_->clock.hz()));
   stats.set_mempool_in_use_after_close(in_use_after_close_);
   return stats;

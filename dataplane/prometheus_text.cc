@@ -50,6 +50,7 @@ std::string prometheus_text(const nfv::stats::PodStats& s) {
   Exposition e;
   const std::string pod = "pod=\"" + escape(s.pod()) + "\"";
   e.add("nfv_uptime_seconds", "gauge", "Seconds since the pod started.", pod, s.uptime_s());
+  e.add("nfv_mempool_mbufs_in_use", "gauge", "Mbufs out of the pod's pool now.", pod, static_cast<double>(s.mempool_in_use()));
   for (const auto& p : s.ports()) {
     const std::string l = fmt::format("{},port=\"{}\",site=\"{}\",driver=\"{}\"", pod, escape(p.name()), escape(p.site()), p.driver());
     e.add("nfv_port_rx_packets_total", "counter", "Packets received on a port.", l, static_cast<double>(p.rx_packets()));

@@ -28,7 +28,7 @@ class YamlToMessage {
     if (!node.IsMap()) fail(path, node, "a mapping of " + std::string(message.GetDescriptor()->name()) + " fields");
     const Descriptor* descriptor = message.GetDescriptor();
     for (const auto& item : node) {
-      const std::string key = item.first.as<std::string>();
+      const std::string key = key_of(item.first, path);
       const FieldDescriptor* field = descriptor->FindFieldByName(key);
       if (!field) field = find_by_json_name(descriptor, key);
       const std::string field_path = path.empty() ? key : path + "." + key;
@@ -46,7 +46,7 @@ class YamlToMessage {
       const FieldDescriptor* value_field = field->message_type()->FindFieldByName("value");
       for (const auto& item : node) {
         Message* entry = message.GetReflection()->AddMessage(&message, field);
-        const std::string entry_path = path + "." + item.first.as<std::string>();
+        const std::string entry_path = path + "." + key_of(item.first, path);
         set_scalar(item.first, *entry, key_field, entry_path);
         set_scalar(item.second, *entry, value_field, entry_path);
       }
@@ -192,6 +192,12 @@ class YamlToMessage {
   static std::string to_lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
     return s;
+  }
+
+  // A mapping's key as text; a list or a mapping as a key (`{a: 1}: 2`, `? [x]`) is refused by name.
+  std::string key_of(const YAML::Node& key, const std::string& path) {
+    if (!key.IsScalar()) fail(path, key, "a field name (a list, a mapping or nothing is no key)");
+    return key.Scalar();
   }
 
   void remember(const std::string& path, const YAML::Node& node) {

@@ -101,6 +101,15 @@ TEST(PodConfig, WrongScalarTypeSaysWhatWasExpected) {
   EXPECT_NE(message.find("pod.yaml:3: sites[0].lat: expected a number, got 'north'"), std::string::npos) << message;
 }
 
+// Found by the config_fuzz target: a list or a mapping as a key got yaml-cpp's "bad conversion", with no file or field.
+TEST(PodConfig, ListOrMappingAsAKeyIsLocated) {
+  const std::string message = error_of(replace(kValid, "  - {name: NYCM, lat: 40.7833", "  - {[name]: NYCM, lat: 40.7833"));
+  EXPECT_NE(message.find("pod.yaml:3: sites[0]: expected a field name (a list, a mapping or nothing is no key)"), std::string::npos)
+      << message;
+  const std::string top = error_of("{name: x}: 1\n");
+  EXPECT_NE(top.find("pod.yaml:1: (top level): expected a field name"), std::string::npos) << top;
+}
+
 TEST(PodConfig, UnknownDriverListsTheDrivers) {
   const std::string message = error_of(replace(kValid, "driver: memif", "driver: memfi"));
   EXPECT_NE(message.find("ports[1].driver: expected one of memif, pcap, ring, null, af_packet, tap, pci, got 'memfi'"),

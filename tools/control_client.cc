@@ -5,11 +5,15 @@
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 
+#include "control_decode.h"
 #include "control_frame.h"
 
 namespace nfv {
 
 using boost::asio::ip::tcp;
+// Far above any answer (a pod's stats are kilobytes), far below what a
+// garbled header could make us allocate.
+constexpr uint32_t kMaxResponseBytes = 64u << 20;
 
 struct ControlClient::Connection {
   boost::asio::io_context io;
@@ -111,11 +115,19 @@ nfv::control::Response ControlClient::call(nfv::control::Request request) {
   if (ec) throw std::runtime_error("control API: send failed: " + ec.message());
   unsigned char header[kFrameHeaderBytes];
   std::string body;
+  std::string length_error;
   bool done = false;
   c.on_stream([&](auto& stream) {
     boost::asio::async_read(stream, boost::asio::buffer(header), [&](boost::system::error_code e, std::size_t) {
       if (e) {
         ec = e;
+        done = true;
+        return;
+      }
+      // A length beyond any answer is refused before it is allocated (an
+      // empty body is a default Response).
+      if (frame_length(header) > kMaxResponseBytes) {
+        length_error = frame_length_error(frame_length(header), kMaxResponseBytes);
         done = true;
         return;
       }
@@ -128,8 +140,13 @@ nfv::control::Response ControlClient::call(nfv::control::Request request) {
   });
   c.run_until_done(done);
   if (ec) throw std::runtime_error("control API: the pod closed the connection (" + ec.message() + ")");
+  if (!length_error.empty()) {
+    c.socket.close();  // the unread body would be read as the next answer
+    throw std::runtime_error("control API: bad response: " + length_error);
+  }
   nfv::control::Response response;
-  if (!response.ParseFromString(body)) throw std::runtime_error("control API: malformed response");
+  if (auto error = decode_response(body.data(), body.size(), response); !error.empty())
+    throw std::runtime_error("control API: " + error);
   return response;
 }
 

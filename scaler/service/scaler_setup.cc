@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -87,6 +88,10 @@ ScalerSetup build(ScalerSetup setup) {
   scaler::ScalerConfig& c = setup.config;
   const YamlSource& source = setup.source;
   if (c.topology().empty()) throw std::runtime_error(source.locate("topology", "a topology YAML file"));
+  // A path that names no file is this file's mistake: said at its line.
+  for (const auto& [field, path] : {std::pair{"topology", c.topology()}, std::pair{"calibration", c.calibration()}})
+    if (!path.empty() && !std::filesystem::is_regular_file(path))
+      throw std::runtime_error(source.locate(field, "a file that can be read, not '" + path + "'"));
   Topology topology = load_topology_yaml(c.topology());
   if (!c.calibration().empty()) {
     const LoadedCalibration calibration = load_calibration(c.calibration());

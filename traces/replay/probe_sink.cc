@@ -22,14 +22,19 @@ std::string ProbeSink::chain_name(std::size_t chain) const {
   return chain < plan_.chain_names.size() ? plan_.chain_names[chain] : "chain" + std::to_string(chain);
 }
 
-const ProbeSink::Counters& ProbeSink::at(std::size_t slot, std::size_t chain) const {
-  static const Counters kNone;
+ProbeSink::Percentiles ProbeSink::SlotCounters::percentiles() const {
+  if (!latency) return folded;
+  return {latency->percentile(0.50), latency->percentile(0.95), latency->percentile(0.99)};
+}
+
+const ProbeSink::SlotCounters& ProbeSink::at(std::size_t slot, std::size_t chain) const {
+  static const SlotCounters kNone;
   if (slot >= slot_rows_.size() || chain >= slot_rows_[slot]->size()) return kNone;
   return (*slot_rows_[slot])[chain];
 }
 
 int64_t ProbeSink::lost_by_sequence(std::size_t slot, std::size_t chain) const {
-  const Counters& here = at(slot, chain);
+  const SlotCounters& here = at(slot, chain);
   if (here.packets == 0) return 0;
   uint64_t before = 0;  // where the previous slot with this chain left off
   for (std::size_t s = slot; s-- > 0;)
@@ -40,11 +45,31 @@ int64_t ProbeSink::lost_by_sequence(std::size_t slot, std::size_t chain) const {
   return static_cast<int64_t>(here.seq_end) - static_cast<int64_t>(before) - static_cast<int64_t>(here.packets);
 }
 
-ProbeSink::Counters& ProbeSink::cell(std::size_t slot, std::size_t chain) {
-  while (slot_rows_.size() <= slot) slot_rows_.push_back(std::make_unique<std::vector<Counters>>(chain_totals_.size()));
+ProbeSink::SlotCounters& ProbeSink::cell(std::size_t slot, std::size_t chain) {
+  if (slot_rows_.size() <= slot) {
+    while (slot_rows_.size() <= slot) slot_rows_.push_back(std::make_unique<std::vector<SlotCounters>>(chain_totals_.size()));
+    fold_before(slot);
+  }
   auto& row = *slot_rows_[slot];
   if (row.size() <= chain) row.resize(chain + 1);
-  return row[chain];
+  SlotCounters& c = row[chain];
+  // A slot already folded counts its late probes, without their latency.
+  if (!c.latency && slot >= folded_slots_) {
+    c.latency = std::make_unique<LatencyHistogram>();
+    slot_histograms_++;
+  }
+  return c;
+}
+
+void ProbeSink::fold_before(std::size_t slot) {
+  const std::size_t keep = std::max<std::size_t>(plan_.slot_histograms, 1);
+  for (; folded_slots_ + keep <= slot; ++folded_slots_)
+    for (SlotCounters& c : *slot_rows_[folded_slots_]) {
+      if (!c.latency) continue;
+      c.folded = c.percentiles();
+      c.latency.reset();
+      slot_histograms_--;
+    }
 }
 
 void ProbeSink::count_probe(uint16_t chain, uint64_t seq, uint64_t sent_ns, uint32_t bytes, uint64_t now_ns) {
@@ -54,13 +79,13 @@ void ProbeSink::count_probe(uint16_t chain, uint64_t seq, uint64_t sent_ns, uint
   const std::size_t slot = sent_ns > start_ns_ ? (sent_ns - start_ns_) / slot_ns_ : 0;
   const uint64_t latency = now_ns > sent_ns ? now_ns - sent_ns : 0;
   Counters& total = chain_totals_[chain];
-  Counters& in_slot = cell(slot, chain);
-  for (Counters* c : {&total, &in_slot}) {
-    c->packets++;
-    c->bytes += bytes;
-    c->latency.record(latency);
-    c->seq_end = std::max(c->seq_end, seq + 1);
-  }
+  SlotCounters& in_slot = cell(slot, chain);
+  total.packets++, in_slot.packets++;
+  total.bytes += bytes, in_slot.bytes += bytes;
+  total.latency.record(latency);
+  if (in_slot.latency) in_slot.latency->record(latency);
+  total.seq_end = std::max(total.seq_end, seq + 1);
+  in_slot.seq_end = std::max(in_slot.seq_end, seq + 1);
   // Late against the chain's whole history: a packet overtaken by a later one.
   if (seq + 1 < total.seq_end) {
     total.reordered++;

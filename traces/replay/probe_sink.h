@@ -31,6 +31,24 @@ class ProbeSink {
     LatencyHistogram latency;
   };
 
+  // The latency percentiles of a (slot, chain), in ns.
+  struct Percentiles {
+    uint64_t p50 = 0, p95 = 0, p99 = 0;
+  };
+
+  // A (slot, chain): counts, and a latency histogram only while the slot is
+  // one of the last SinkPlan::slot_histograms; an older slot keeps its
+  // percentiles, so a run of any length holds a bounded number of histograms.
+  struct SlotCounters {
+    uint64_t packets = 0;
+    uint64_t bytes = 0;
+    uint64_t reordered = 0;
+    uint64_t seq_end = 0;
+    std::unique_ptr<LatencyHistogram> latency;  // null once the slot is folded
+    Percentiles folded;                          // set when the histogram goes
+    Percentiles percentiles() const;
+  };
+
   ProbeSink(const SinkPlan& plan, uint16_t port_id, const WallClock& clock);
 
   // Slot 0 starts at `start_ns` (the generator's start). Without this, slot 0
@@ -47,7 +65,9 @@ class ProbeSink {
   std::string chain_name(std::size_t chain) const;
   const Counters& chain_total(std::size_t chain) const { return chain_totals_[chain]; }
   // Counters of (slot, chain); empty when nothing of that chain came in that slot.
-  const Counters& at(std::size_t slot, std::size_t chain) const;
+  const SlotCounters& at(std::size_t slot, std::size_t chain) const;
+  // Latency histograms held now for single slots (the cap's subject).
+  std::size_t slot_histograms() const { return slot_histograms_; }
   // Lost in a slot from sequence numbers alone (the sink does not know what
   // was sent): the sequence numbers the slot advanced by, less what arrived.
   int64_t lost_by_sequence(std::size_t slot, std::size_t chain) const;
@@ -57,7 +77,9 @@ class ProbeSink {
   uint64_t last_receive_tsc() const { return last_receive_tsc_; }
 
  private:
-  Counters& cell(std::size_t slot, std::size_t chain);
+  SlotCounters& cell(std::size_t slot, std::size_t chain);
+  // Lets go of the histograms of the slots before `slot` less the cap.
+  void fold_before(std::size_t slot);
   void count_probe(uint16_t chain, uint64_t seq, uint64_t sent_ns, uint32_t bytes, uint64_t now_ns);
 
   SinkPlan plan_;
@@ -68,7 +90,9 @@ class ProbeSink {
   bool aligned_ = false;
   std::vector<Counters> chain_totals_;
   // Rows appear as slots do (one allocation per slot and chain, never per packet).
-  std::vector<std::unique_ptr<std::vector<Counters>>> slot_rows_;
+  std::vector<std::unique_ptr<std::vector<SlotCounters>>> slot_rows_;
+  std::size_t folded_slots_ = 0;  // slots [0, folded_slots_) hold no histogram
+  std::size_t slot_histograms_ = 0;
   uint64_t packets_ = 0, foreign_packets_ = 0, foreign_bytes_ = 0;
   uint64_t last_receive_tsc_ = 0;
 };

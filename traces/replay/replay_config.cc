@@ -274,6 +274,7 @@ ReplayPlan build_plan(const ReplayConfig& config) {
     if (s.slot_wall_seconds() < 0) throw ConfigError("sink.slot_wall_seconds", "a positive number of seconds");
     sink.slot_wall_seconds = plan.generator ? plan.generator->scale.slot_wall_seconds
                                             : (s.slot_wall_seconds() > 0 ? s.slot_wall_seconds() : 1);
+    if (s.slot_histograms() > 0) sink.slot_histograms = s.slot_histograms();
     plan.sink = sink;
   }
   if (!plan.generator && !plan.pcap_replay && !plan.sink)

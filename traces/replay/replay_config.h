@@ -64,6 +64,9 @@ struct SinkPlan {
   int port = 0;
   std::vector<std::string> chain_names;  // by chain number; from the generator when it runs here
   double slot_wall_seconds = 1;
+  // The last slots that keep a latency histogram per chain (about 6 KB
+  // each); older slots keep their p50/p95/p99 only.
+  std::size_t slot_histograms = 64;
 };
 
 struct ReplayPlan {

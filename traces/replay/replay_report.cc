@@ -75,9 +75,10 @@ ReplayReport::Cell ReplayReport::cell(std::size_t slot, std::size_t chain) const
     // alone, the sink only has the sequence numbers.
     cell.lost = generator_ ? cell.sent - cell.received : sink_->lost_by_sequence(slot, chain);
     cell.reordered = got.reordered;
-    cell.p50_us = us(got.latency.percentile(0.50));
-    cell.p95_us = us(got.latency.percentile(0.95));
-    cell.p99_us = us(got.latency.percentile(0.99));
+    const ProbeSink::Percentiles latency = got.percentiles();
+    cell.p50_us = us(latency.p50);
+    cell.p95_us = us(latency.p95);
+    cell.p99_us = us(latency.p99);
   }
   return cell;
 }

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Runs every libFuzzer target for many executions and prints, per target,
+# the executions reached, exec/s, libFuzzer's coverage figures (cov: edges,
+# ft: features) and the crashes found. Not part of CI: see run.sh for the
+# short runs. The fuzzers come from the build folder:
+#   ninja -C build tests/vnf_fuzz tests/config_fuzz
+#   tests/fuzz/deep.sh [-n RUNS] [-t SECONDS] [-b BUILD] [-o OUT] [TARGET...]
+# -n: executions per target (default 10^7); -t: a time limit per target too
+# (default none); -o: where the corpora and crash inputs go (default a new
+# folder under /tmp). A crash input is saved as OUT/TARGET/crash-*; add it
+# to tests/fuzz/corpus/TARGET once fixed, as a regression.
+set -e
+root=$(cd "$(dirname "$0")/../.." && pwd)
+runs=10000000
+seconds=0
+build=$root/build
+out=
+while getopts n:t:b:o: opt; do
+  case $opt in
+    n) runs=$OPTARG ;;
+    t) seconds=$OPTARG ;;
+    b) build=$OPTARG ;;
+    o) out=$OPTARG ;;
+    *) exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ -n "$out" ] || out=$(mktemp -d /tmp/nfv-fuzz-deep.XXXXXX)
+vnf_targets="parser firewall nat lb router ids monitor ratelimit"
+config_targets="control pod_config scaler_config replay_config plan trace_csv sndlib graphml"
+targets=${*:-$config_targets $vnf_targets}
+export NFV_SHARED_DATA=${NFV_SHARED_DATA:-$root/../shared/data}
+
+printf '%-14s %12s %9s %7s %7s %8s  %s\n' target executions exec/s cov ft crashes seconds
+for target in $targets; do
+  fuzzer=$build/tests/vnf_fuzz
+  seeds=
+  case " $config_targets " in *" $target "*) fuzzer=$build/tests/config_fuzz; seeds=$root/tests/fuzz/corpus/$target ;; esac
+  [ -x "$fuzzer" ] || { echo "$fuzzer: not built (ninja -C $build tests/$(basename "$fuzzer"))" >&2; exit 1; }
+  dir=$out/$target
+  mkdir -p "$dir/corpus"
+  start=$(date +%s)
+  # A crash ends the target's run; the run goes on with the next target.
+  NFV_FUZZ_TARGET=$target "$fuzzer" -runs="$runs" -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 \
+    -artifact_prefix="$dir/" "$dir/corpus" $seeds >"$dir/log" 2>&1 || true
+  elapsed=$(($(date +%s) - start))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log")
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log")
+  last=$(grep -E '^#[0-9]+.*cov: ' "$dir/log" | tail -n 1)
+  cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+  ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
+  crashes=$(find "$dir" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'oom-*' -o -name 'timeout-*' \) | wc -l)
+  printf '%-14s %12s %9s %7s %7s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$crashes" "$elapsed"
+done
+echo "corpora, logs and crash inputs: $out"
