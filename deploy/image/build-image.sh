@@ -31,15 +31,6 @@ for p in "${PROGRAMS[@]}"; do [ -x "$BUILD/$p" ] || { echo "build-image.sh: $BUI
 # The packages that own what the programs load: their shared libraries, and
 # the DPDK bus, mempool and net drivers EAL loads from its plugin folder
 # (the virtual ports the pods use, and the common NICs' PMDs).
-owner() {
-  local f="$1" real
-  real="$(readlink -f "$f")"
-  for path in "$f" "$real" "${real#/usr}" "/usr$real"; do
-    dpkg-query -S "$path" 2>/dev/null | head -1 | cut -d: -f1 && return 0
-  done
-  echo "build-image.sh: no Debian package owns $f" >&2
-  return 1
-}
 PMDS=/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0
 libs=()
 for p in "${PROGRAMS[@]}"; do
@@ -49,7 +40,20 @@ for d in bus_pci bus_vdev mempool_ring mempool_stack net_memif net_pcap net_ring
          net_virtio net_vmxnet3 net_e1000 net_ixgbe net_i40e net_iavf net_ice net_mlx5; do
   libs+=("$PMDS/librte_$d.so.23")
 done
-packages="$(for l in "${libs[@]}"; do owner "$l"; done | sort -u | grep -v -x -e libc6 -e libgcc-s1 -e libstdc++6 | tr '\n' ',')"
+# One dpkg query for all: each library under its own path, its real path and
+# the other side of the merged /usr (dpkg knows files by the path they came in).
+declare -A wanted=()
+for l in "${libs[@]}"; do
+  real="$(readlink -f "$l")"
+  wanted["$l"]="$l $real ${real#/usr} /usr${real#/usr}"
+done
+owned="$(dpkg-query -S ${wanted[@]} 2>/dev/null || true)"
+for l in "${!wanted[@]}"; do
+  found=""
+  for path in ${wanted[$l]}; do grep -q ": $path\$" <<< "$owned" && found=1 && break; done
+  [ -n "$found" ] || { echo "build-image.sh: no Debian package owns $l"; exit 1; }
+done
+packages="$(cut -d: -f1 <<< "$owned" | tr -d ' ' | tr ',' '\n' | sort -u | grep -v -x -e libc6 -e libgcc-s1 -e libstdc++6 | tr '\n' ',')"
 packages="${packages%,}"
 echo "==> runtime packages: ${packages//,/ }"
 
