@@ -53,6 +53,7 @@ def main():
     figures = []
     for panel in dashboard["panels"]:
         unit = panel.get("fieldConfig", {}).get("defaults", {}).get("unit", "")
+        unit = "" if unit == "short" else unit  # Grafana's plain number
         spec = [f"chart {panel['title']}\ts since slot 0\t{unit}"]
         points = 0
         for target in panel["targets"]:
