@@ -27,6 +27,7 @@
 #include "pod.h"
 #include "pod_stats.h"
 #include "secret_checks.h"
+#include "prometheus_text.h"
 #include "vnf.h"
 
 namespace {
@@ -45,6 +46,7 @@ options (after --):
   --stats-interval-s N     progress line every N seconds (default 10, 0 = off)
   --log-level LEVEL        trace, debug, info (default), warn, error
   --list-vnfs              list the VNF types this build knows and exit
+  --list-metrics           list the Prometheus metrics the pod exports (name, type, help) and exit
   -h, --help               this text
 
 EAL args (before --) are DPDK's own, e.g. -l 0,1 for the main lcore plus one
@@ -66,6 +68,7 @@ struct AppArgs {
   std::string config;
   bool check_only = false;
   bool list_vnfs = false;
+  bool list_metrics = false;
   nfv::PodRunOptions run;
   std::string stats_json;
   std::string log_level = "info";
@@ -82,6 +85,7 @@ AppArgs parse_app_args(const std::vector<char*>& args) {
     if (a == "--config") out.config = value();
     else if (a == "--check-config") out.check_only = true;
     else if (a == "--list-vnfs") out.list_vnfs = true;
+    else if (a == "--list-metrics") out.list_metrics = true;
     else if (a == "--run-for-s") out.run.run_for_s = nfv::parse_option_number(a, value());
     else if (a == "--stop-when-idle-ms") out.run.stop_when_idle_ms = static_cast<uint32_t>(nfv::parse_option_number(a, value()));
     else if (a == "--stats-json") out.stats_json = value();
@@ -89,7 +93,8 @@ AppArgs parse_app_args(const std::vector<char*>& args) {
     else if (a == "--log-level") out.log_level = value();
     else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
   }
-  if (out.config.empty() && !out.list_vnfs) throw std::invalid_argument("--config FILE is required (see --help)");
+  if (out.config.empty() && !out.list_vnfs && !out.list_metrics)
+    throw std::invalid_argument("--config FILE is required (see --help)");
   return out;
 }
 
@@ -112,6 +117,10 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nfv-pod: %s\n", e.what());
     return 2;
+  }
+  if (app.list_metrics) {
+    for (const auto& m : nfv::pod_metrics()) std::printf("%s %s %s\n", m.name, m.type, m.help);
+    return 0;
   }
   if (app.list_vnfs) {
     for (const auto& [name, description] : nfv::VnfRegistry::instance().list())

@@ -99,6 +99,7 @@ TEST_F(ControlApi, NfvctlShowsStatusScalesAndReportsErrors) {
   EXPECT_NE(telemetry.output.find("link A->B (7.500 ms)"), std::string::npos) << telemetry.output;
   const auto health_out = run_command(nfvctl + "health");
   EXPECT_NE(health_out.output.find("forwarding, 1 worker(s)"), std::string::npos) << health_out.output;
+  EXPECT_EQ(health_out.exit_code, 0) << "a forwarding pod's health probe must pass: " << health_out.output;
 }
 
 TEST_F(ControlApi, BadInputGetsAnErrorReplyAndAClosedConnectionWhileForwardingGoesOn) {

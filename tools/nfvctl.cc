@@ -3,7 +3,7 @@
 //   nfvctl [--addr HOST:PORT] [--token-file FILE] [--tls-cert F --tls-key F --tls-ca F] [--json] COMMAND ...
 //     status                          sites, links, chains and their instance pools
 //     telemetry [--watch [SECONDS]]   counters (refreshed every SECONDS with --watch)
-//     health                          is it forwarding?
+//     health                          is it forwarding? (exit code 3 when not: a probe)
 //     scale CHAIN HOP SITE N          run N instances of a hop at a site (a one-entry plan)
 //     split CHAIN HOP SITE=SHARE...   share a hop's new flows between its sites
 //     drain CHAIN HOP INSTANCE        drain one instance (keeps its flows until they end)
@@ -35,7 +35,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: nfvctl [--addr HOST:PORT] [--token-file FILE] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--json] COMMAND ...
   status                          sites, links, chains and their instance pools
   telemetry [--watch [SECONDS]]   counters (refreshed every SECONDS with --watch)
-  health                          is the pod forwarding?
+  health                          is the pod forwarding? (exit code 3 when not)
   scale CHAIN HOP SITE N          run N instances of a hop at a site (a one-entry plan)
   split CHAIN HOP SITE=SHARE...   share a hop's new flows between its sites (e.g. A=0.7 B=0.3)
   drain CHAIN HOP INSTANCE        drain one instance (its flows stay until they end)
@@ -240,6 +240,8 @@ int main(int argc, char** argv) {
       else if (request.has_set_policy()) std::printf("ok: policy %s from the next slot\n", request.set_policy().name().c_str());
       else std::printf("ok (routing snapshot %lu)\n", static_cast<unsigned long>(response.snapshot_version()));
       std::fflush(stdout);
+      // Probes (Kubernetes readiness and liveness) read the answer from the exit code.
+      if (response.has_health() && !response.health().forwarding()) return 3;
       if (watch_s <= 0) return 0;
       std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(watch_s * 1000)));
     }

@@ -6,19 +6,26 @@
 # default). nfv-scaler prints a line per slot; at the end come a summary and
 # an HTML report with the plots.
 #
-#   run-demo.sh BUILD_DIR [--policy static|threshold|online|drl] [--slots N] [RUN_DIR]
+#   run-demo.sh BUILD_DIR [--policy static|threshold|online|drl] [--slots N]
+#               [--containers] [--prometheus] [RUN_DIR]
 #
 # drl serves drl.pt, kept here (train-drl.sh remakes it), with the online
-# policy as its guard, both kept to the pods' pools.
+# policy as its guard, both kept to the pods' pools. --containers runs every
+# program in the image (./nfv image) instead of from BUILD_DIR, sharing
+# hugetlbfs and the run's folder (the memif sockets). --prometheus has
+# Prometheus scrape the pods and the scaler every second and adds the
+# Grafana dashboard's panels, drawn from what it scraped, to the report.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-BUILD="${1:?usage: run-demo.sh BUILD_DIR [--policy NAME] [--slots N] [RUN_DIR]}"
+BUILD="${1:?usage: run-demo.sh BUILD_DIR [--policy NAME] [--slots N] [--containers] [--prometheus] [RUN_DIR]}"
 shift
-POLICY="" SLOTS=48 RUN=""
+POLICY="" SLOTS=48 RUN="" RUNNER=() PROMETHEUS=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --policy) POLICY="${2:?--policy NAME}"; shift 2 ;;
     --slots) SLOTS="${2:?--slots N}"; shift 2 ;;
+    --containers) RUNNER=("$HERE/../image/in-container"); shift ;;
+    --prometheus) PROMETHEUS=1; shift ;;
     *) RUN="$1"; shift ;;
   esac
 done
@@ -43,6 +50,10 @@ if [ -n "$POLICY" ]; then
   esac
 fi
 
+if [ ${#RUNNER[@]} -gt 0 ]; then
+  export NFV_CONTAINER_MOUNTS="$RUN:$HERE:$NFV_SHARED_DATA"
+  echo "== in containers of ${NFV_IMAGE:-localhost/geo-nfv:latest}"
+fi
 echo "== geo-NFV demo: 3 pods (NYCMng -> CHINng -> KSCYng), one day of Abilene in $SLOTS slots, scaler policy: $(sed -n 's/^policy: {name: \([a-z]*\).*/\1/p' "$RUN/scaler.yaml")"
 echo "   work dir: $RUN"
 # Every process this script starts is stopped on any way out (an error, ^C,
@@ -55,26 +66,38 @@ echo "   work dir: $RUN"
 pod_pids=()
 for site in kscy chin nycm; do
   case $site in chin) core=1 ;; *) core=0 ;; esac
-  track_start "$BUILD/dataplane/nfv-pod" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" \
+  track_start "${RUNNER[@]}" "$BUILD/dataplane/nfv-pod" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" \
     --stop-when-idle-ms 60000 --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log"
   pod_pids+=($!)
 done
+if [ -n "$PROMETHEUS" ]; then
+  fill "$HERE/prometheus.yml.in" > "$RUN/prometheus.yml"
+  track_start prometheus --config.file="$RUN/prometheus.yml" --storage.tsdb.path="$RUN/prometheus" \
+    --web.listen-address=127.0.0.1:9990 > "$RUN/prometheus.log" 2>&1
+  prometheus_pid=$!
+fi
 # One slot clock for the traffic and the scaler: nfv-replay fixes slot 0 two
 # seconds after its links are up and writes the time down; nfv-scaler waits
 # for it and measures slot k of the traffic as its own slot k, whichever of
 # the two comes up first.
 rm -f "$RUN/slot-clock"
-track_start "$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
+track_start "${RUNNER[@]}" "$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
   --lead-ms 2000 --start-file "$RUN/slot-clock" --quiet > "$RUN/replay.out" 2> "$RUN/replay.log"
 replay=$!
 # In the background too, so that ^C or SIGTERM reaches this script's trap at once.
-track_start "$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --start-at-file "$RUN/slot-clock" \
+track_start "${RUNNER[@]}" "$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --start-at-file "$RUN/slot-clock" \
   --report "$RUN/report.html"
 scaler=$!
 wait "$scaler" || { echo "nfv-scaler failed; logs in $RUN"; exit 1; }
 untrack "$scaler"
 # The replay ends with its trace, a slot or so after the scaler's last slot.
 finish "$replay" 60 || { echo "nfv-replay failed; logs in $RUN"; exit 1; }
+if [ -n "$PROMETHEUS" ]; then
+  # The last scrapes of the last slot, then the dashboard's panels over the run.
+  python3 "$HERE/../grafana/render-panels.py" "$HERE/../grafana/geo-nfv.json" http://127.0.0.1:9990 "$RUN/slot-clock" \
+    "$RUN/report.html" "$BUILD/report/nfv-chart" || { echo "the dashboard's panels failed; logs in $RUN"; exit 1; }
+  stop_group "$prometheus_pid"; wait "$prometheus_pid" 2>/dev/null || true; untrack "$prometheus_pid"
+fi
 for pid in "${pod_pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
 for pid in "${pod_pids[@]}"; do finish "$pid" 30 || { echo "a pod failed; logs in $RUN"; exit 1; }; done
 

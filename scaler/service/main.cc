@@ -34,6 +34,7 @@ constexpr const char* kUsage = R"(usage: nfv-scaler --config scaler.yaml [option
   --start-at-file F the same, read from F once it appears (nfv-replay --start-file F writes
                     it when its links are up); waits up to 60 s for it
   --quiet           no line per slot
+  --list-metrics    list the Prometheus metrics it exports (name, type, help) and exit
 
 Signals: SIGINT/SIGTERM stop after the current slot; SIGHUP re-reads the
 config's policy and switches to it at the next slot.
@@ -114,6 +115,9 @@ int main(int argc, char** argv) {
     };
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
+      return 0;
+    } else if (arg == "--list-metrics") {
+      for (const auto& m : nfv::scaler_metrics()) std::printf("%s %s %s\n", m.name, m.type, m.help);
       return 0;
     } else if (arg == "--config") config_path = value();
     else if (arg == "--slots") slots = std::atol(value().c_str());

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <array>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
 
+#include "metric_info.h"
 #include "pods_backend.h"
 
 namespace nfv {
@@ -270,45 +272,70 @@ control::Response ScalerService::handle(const control::Request& request) {
   return response;
 }
 
+namespace {
+
+// Every metric the service exports (metrics() writes only these).
+constexpr MetricInfo kSlot{"nfv_scaler_slot", "gauge", "The next slot to decide."};
+constexpr MetricInfo kDecisionsTotal{"nfv_scaler_decisions_total", "counter", "Decisions taken."};
+constexpr MetricInfo kKeptLastPlanTotal{"nfv_scaler_kept_last_plan_total", "counter",
+                                "Slots that kept the last good plan after a failure."};
+constexpr MetricInfo kApplyFailuresTotal{"nfv_scaler_apply_failures_total", "counter", "Plans the system refused."};
+constexpr MetricInfo kGuardFallbacksTotal{"nfv_scaler_guard_fallbacks_total", "counter",
+                                "Slots where a learning policy's guard found the agent's plan unsafe and its guard policy decided."};
+constexpr MetricInfo kDecisionSeconds{"nfv_scaler_decision_seconds", "gauge", "Wall time of the last decision."};
+constexpr MetricInfo kPolicyInfo{"nfv_scaler_policy_info", "gauge", "The policy in force."};
+constexpr MetricInfo kShadow{"nfv_scaler_shadow", "gauge", "1 when decisions are journaled but not applied."};
+constexpr MetricInfo kInstances{"nfv_scaler_instances", "gauge", "Instances per site in the plan in force."};
+constexpr MetricInfo kSiteUp{"nfv_scaler_site_up", "gauge",
+                                "1 while the pod hosting the site answers, 0 while it is down (plans leave it)."};
+constexpr MetricInfo kCostTotal{"nfv_scaler_cost_total", "counter", "Cost so far by term, by the one cost model."};
+constexpr MetricInfo kPacketsTotal{"nfv_scaler_packets_total", "counter",
+                                "Packets of all chains by outcome (late: delivered past the chain's SLA)."};
+constexpr std::array kScalerMetrics{kSlot, kDecisionsTotal, kKeptLastPlanTotal, kApplyFailuresTotal, kGuardFallbacksTotal,
+                                    kDecisionSeconds, kPolicyInfo, kShadow, kInstances, kSiteUp, kCostTotal, kPacketsTotal};
+
+}  // namespace
+
+std::vector<MetricInfo> scaler_metrics() { return {kScalerMetrics.begin(), kScalerMetrics.end()}; }
+
 std::string ScalerService::metrics() const {
   std::lock_guard lock(mutex_);
   std::ostringstream m;
-  const auto metric = [&](const char* name, const char* type, const char* help) {
-    m << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n';
+  const auto metric = [&](const MetricInfo& info) {
+    m << "# HELP " << info.name << ' ' << info.help << "\n# TYPE " << info.name << ' ' << info.type << '\n';
   };
-  metric("nfv_scaler_slot", "gauge", "The next slot to decide.");
-  m << "nfv_scaler_slot " << slot_ << '\n';
-  metric("nfv_scaler_decisions_total", "counter", "Decisions taken.");
-  m << "nfv_scaler_decisions_total " << decisions_ << '\n';
-  metric("nfv_scaler_kept_last_plan_total", "counter", "Slots that kept the last good plan after a failure.");
-  m << "nfv_scaler_kept_last_plan_total " << kept_last_plan_ << '\n';
-  metric("nfv_scaler_apply_failures_total", "counter", "Plans the system refused.");
-  m << "nfv_scaler_apply_failures_total " << apply_failures_ << '\n';
-  metric("nfv_scaler_guard_fallbacks_total", "counter",
-         "Slots where a learning policy's guard found the agent's plan unsafe and its guard policy decided.");
-  m << "nfv_scaler_guard_fallbacks_total " << guard_fallbacks_ << '\n';
-  metric("nfv_scaler_decision_seconds", "gauge", "Wall time of the last decision.");
-  m << "nfv_scaler_decision_seconds " << last_decision_ms_ / 1e3 << '\n';
-  metric("nfv_scaler_policy_info", "gauge", "The policy in force.");
-  m << "nfv_scaler_policy_info{policy=\"" << choice_.name() << "\"} 1\n";
-  metric("nfv_scaler_shadow", "gauge", "1 when decisions are journaled but not applied.");
-  m << "nfv_scaler_shadow " << (setup_.config.shadow() ? 1 : 0) << '\n';
-  metric("nfv_scaler_instances", "gauge", "Instances per site in the plan in force.");
+  metric(kSlot);
+  m << kSlot.name << ' ' << slot_ << '\n';
+  metric(kDecisionsTotal);
+  m << kDecisionsTotal.name << ' ' << decisions_ << '\n';
+  metric(kKeptLastPlanTotal);
+  m << kKeptLastPlanTotal.name << ' ' << kept_last_plan_ << '\n';
+  metric(kApplyFailuresTotal);
+  m << kApplyFailuresTotal.name << ' ' << apply_failures_ << '\n';
+  metric(kGuardFallbacksTotal);
+  m << kGuardFallbacksTotal.name << ' ' << guard_fallbacks_ << '\n';
+  metric(kDecisionSeconds);
+  m << kDecisionSeconds.name << ' ' << last_decision_ms_ / 1e3 << '\n';
+  metric(kPolicyInfo);
+  m << kPolicyInfo.name << "{policy=\"" << choice_.name() << "\"} 1\n";
+  metric(kShadow);
+  m << kShadow.name << ' ' << (setup_.config.shadow() ? 1 : 0) << '\n';
+  metric(kInstances);
   const Topology& topology = setup_.model->topology();
   for (std::size_t s = 0; s < instances_per_site_.size(); ++s)
-    m << "nfv_scaler_instances{site=\"" << topology.sites[s].name << "\"} " << instances_per_site_[s] << '\n';
-  metric("nfv_scaler_site_up", "gauge", "1 while the pod hosting the site answers, 0 while it is down (plans leave it).");
+    m << kInstances.name << "{site=\"" << topology.sites[s].name << "\"} " << instances_per_site_[s] << '\n';
+  metric(kSiteUp);
   for (std::size_t s = 0; s < site_up_.size(); ++s)
-    m << "nfv_scaler_site_up{site=\"" << topology.sites[s].name << "\"} " << int{site_up_[s]} << '\n';
-  metric("nfv_scaler_cost_total", "counter", "Cost so far by term, by the one cost model.");
-  m << "nfv_scaler_cost_total{term=\"operating\"} " << cost_so_far_.operating << '\n';
-  m << "nfv_scaler_cost_total{term=\"deployment\"} " << cost_so_far_.deployment << '\n';
-  m << "nfv_scaler_cost_total{term=\"wan\"} " << cost_so_far_.wan << '\n';
-  m << "nfv_scaler_cost_total{term=\"sla\"} " << cost_so_far_.sla_penalty << '\n';
-  metric("nfv_scaler_packets_total", "counter", "Packets of all chains by outcome (late: delivered past the chain's SLA).");
-  m << "nfv_scaler_packets_total{outcome=\"delivered\"} " << delivered_total_ << '\n';
-  m << "nfv_scaler_packets_total{outcome=\"dropped\"} " << dropped_total_ << '\n';
-  m << "nfv_scaler_packets_total{outcome=\"late\"} " << late_total_ << '\n';
+    m << kSiteUp.name << "{site=\"" << topology.sites[s].name << "\"} " << int{site_up_[s]} << '\n';
+  metric(kCostTotal);
+  m << kCostTotal.name << "{term=\"operating\"} " << cost_so_far_.operating << '\n';
+  m << kCostTotal.name << "{term=\"deployment\"} " << cost_so_far_.deployment << '\n';
+  m << kCostTotal.name << "{term=\"wan\"} " << cost_so_far_.wan << '\n';
+  m << kCostTotal.name << "{term=\"sla\"} " << cost_so_far_.sla_penalty << '\n';
+  metric(kPacketsTotal);
+  m << kPacketsTotal.name << "{outcome=\"delivered\"} " << delivered_total_ << '\n';
+  m << kPacketsTotal.name << "{outcome=\"dropped\"} " << dropped_total_ << '\n';
+  m << kPacketsTotal.name << "{outcome=\"late\"} " << late_total_ << '\n';
   return m.str();
 }
 

@@ -13,13 +13,18 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "control.pb.h"
 #include "journal.h"
+#include "metric_info.h"
 #include "scaler_setup.h"
 #include "slot_loop.h"
 
 namespace nfv {
+
+// Every metric ScalerService::metrics() exports (nfv-scaler --list-metrics).
+std::vector<MetricInfo> scaler_metrics();
 
 class ScalerService {
  public:
