@@ -109,7 +109,9 @@ TEST(ChecksumUpdate, EndpointRewritesMatchAFullRecomputation) {
       } else {
         ASSERT_EQ(rte_ipv4_udptcp_cksum_verify(d.ip(), d.l4()), 0) << "L4 checksum, protocol " << int(protocol) << ", case " << i;
       }
-      if (protocol == IPPROTO_UDP) ASSERT_NE(d.stored_l4_checksum(), 0) << "a computed UDP checksum of zero must be sent as 0xffff";
+      if (protocol == IPPROTO_UDP) {
+        ASSERT_NE(d.stored_l4_checksum(), 0) << "a computed UDP checksum of zero must be sent as 0xffff";
+      }
       ++checked;
     }
   }

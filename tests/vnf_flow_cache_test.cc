@@ -58,7 +58,9 @@ class FlowCacheTest : public ::testing::Test {
       for (rte_mbuf* m : pkts) {
         if (next < r.passed.size() && r.passed[next] == m) {
           seen.push_back(describe(m));
-          if (seen.back() != kIpv6Frame) EXPECT_TRUE(checksums_valid(m));
+          if (seen.back() != kIpv6Frame) {
+            EXPECT_TRUE(checksums_valid(m));
+          }
           ++next;
         } else {
           seen.push_back("dropped");
@@ -143,10 +145,12 @@ TEST_F(FlowCacheTest, NatTranslatesAlikeThroughExpiryAndReusedPositions) {
     EXPECT_EQ(dropped(fresh[v]), dropped(fresh.back()));
     EXPECT_EQ(dropped(back[v]), dropped(back.back()));
     for (int k = 0; k < 40; ++k) {
-      if (fresh[v][k] != "dropped")
+      if (fresh[v][k] != "dropped") {
         EXPECT_TRUE(owner.emplace(endpoint(fresh[v][k], true), "192.168.1." + std::to_string(101 + k)).second) << "an endpoint given twice";
-      if (back[v][k] != "dropped")
+      }
+      if (back[v][k] != "dropped") {
         EXPECT_TRUE(owner.emplace(endpoint(back[v][k], true), "192.168.1." + std::to_string(1 + k)).second) << "an endpoint given twice";
+      }
     }
     for (int k = 0; k < 40; ++k) {
       const auto it = owner.find(endpoint(first[k], true));

@@ -105,7 +105,9 @@ TEST_F(Monitor, IdleFlowsExpireAndLeaveTheHeavyHitters) {
   top = read_top(*monitor);
   ASSERT_EQ(top.size(), 2u);
   for (const TopLine& t : top)
-    if (t.src == "10.0.0.1") EXPECT_EQ(t.packets, 1u) << "a returning flow starts a new record";
+    if (t.src == "10.0.0.1") {
+      EXPECT_EQ(t.packets, 1u) << "a returning flow starts a new record";
+    }
   EXPECT_EQ(counters(*monitor)["flows"], 2u);
 }
 
