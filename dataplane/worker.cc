@@ -79,7 +79,7 @@ void Worker::prepare() {
   prepare_fast_path();
   counters_.ports.resize(layout.ports.size());
   counters_.chains.resize(layout.chains.size());
-  counters_.hops.resize(hop_places_.size());
+  counters_.pools.resize(hop_places_.size());
   counters_.instance_queue_full.resize(hop_places_.size());
 }
 
@@ -367,7 +367,7 @@ void Worker::enqueue_instance(int pool, int slot, rte_mbuf** pkts, uint16_t n) {
   Instance& instance = pod_.pools[pool]->slot(slot);
   if (can_take_now(instance, n)) {
     instance.bucket.consume(n, false);
-    counters_.hops[pool].steered += n;
+    counters_.pools[pool].steered += n;
     return serve(pool, instance, pkts, n);
   }
   // Tags name records of this worker's: another worker's recording never completes.
@@ -375,9 +375,9 @@ void Worker::enqueue_instance(int pool, int slot, rte_mbuf** pkts, uint16_t n) {
     for (uint16_t i = 0; i < n; ++i) chain_meta(pkts[i]).fast_path_tag = 0;
   const unsigned queued = rte_ring_enqueue_burst(instance.queue, reinterpret_cast<void**>(pkts), n, nullptr);
   queues_used_ = true;
-  counters_.hops[pool].steered += queued;
+  counters_.pools[pool].steered += queued;
   if (queued == n) return;
-  counters_.hops[pool].queue_full += n - queued;
+  counters_.pools[pool].queue_full += n - queued;
   counters_.instance_queue_full[pool][slot] += n - queued;
   for (uint16_t i = static_cast<uint16_t>(queued); i < n; ++i) drop_in_chain(pkts[i], DropReason::instance_queue_full);
 }

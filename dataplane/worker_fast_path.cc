@@ -269,7 +269,7 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
       Instance& instance = pod_.pools[pool]->slot(slot);
       if (!(first && h == 0)) {  // else steered and charged when queued, dequeued
         instance.bucket.consume(run, false);
-        counters_.hops[pool].steered += run;
+        counters_.pools[pool].steered += run;
       }
       const uint64_t start = sample ? rte_rdtsc() : 0;
       uint64_t drops = instance.vnf->repeat(tickets, pkts + at, run, now);
