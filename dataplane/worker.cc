@@ -409,23 +409,41 @@ void Worker::steer(int pool, rte_mbuf** pkts, uint16_t n) {
   }
   pick_slots(pool, view, pkts, n, slots, pinned, pin_hashes);
   if (recording_) note_slots(pool, pkts, n, slots, pinned, pin_hashes);
+  // Grouped by slot, in slot order, each group in arrival order. The groups
+  // live on this call's stack: serving one moves its packets on through the
+  // next hops, which group theirs in their own calls.
+  uint16_t count[kMaxInstancesPerPool];
   uint64_t used = 0;  // bit per slot with packets
+  for (uint16_t i = 0; i < n; ++i) {
+    const uint16_t slot = slots[i];
+    if (slot == kNoSlot) continue;
+    if (!(used & (1ull << slot))) {
+      used |= 1ull << slot;
+      count[slot] = 0;
+    }
+    count[slot]++;
+  }
+  uint16_t start[kMaxInstancesPerPool];
+  uint16_t at = 0;
+  for (uint64_t left = used; left; left &= left - 1) {
+    const int slot = __builtin_ctzll(left);
+    start[slot] = at;
+    at = static_cast<uint16_t>(at + count[slot]);
+  }
+  rte_mbuf* grouped[kMaxVnfBurst];
+  uint16_t placed[kMaxInstancesPerPool];
+  for (uint64_t left = used; left; left &= left - 1) placed[__builtin_ctzll(left)] = 0;
   for (uint16_t i = 0; i < n; ++i) {
     const uint16_t slot = slots[i];
     if (slot == kNoSlot) {
       drop_in_chain(pkts[i], DropReason::no_owner_instance);
       continue;
     }
-    if (!(used & (1ull << slot))) {
-      used |= 1ull << slot;
-      steer_count_[slot] = 0;
-    }
-    steer_buffer_[slot][steer_count_[slot]++] = pkts[i];
+    grouped[start[slot] + placed[slot]++] = pkts[i];
   }
-  while (used) {
-    const int slot = __builtin_ctzll(used);
-    used &= used - 1;
-    enqueue_instance(pool, slot, steer_buffer_[slot], steer_count_[slot]);
+  for (uint64_t left = used; left; left &= left - 1) {
+    const int slot = __builtin_ctzll(left);
+    enqueue_instance(pool, slot, grouped + start[slot], count[slot]);
   }
 }
 

@@ -141,8 +141,6 @@ class Worker {
   std::vector<std::unique_ptr<FlowAffinity>> affinity_;  // by pool index
   std::vector<std::unique_ptr<FlowAffinity>> site_pins_; // by flat hop: stateful hops at several sites
   const RoutingSnapshot* snapshot_ = nullptr;    // loaded once per loop
-  uint16_t steer_count_[kMaxInstancesPerPool];
-  rte_mbuf* steer_buffer_[kMaxInstancesPerPool][kMaxVnfBurst];
   std::vector<TxBuffer> tx_;
   std::vector<std::unique_ptr<WanLink>> links_;
   std::vector<WanLink*> link_matrix_;            // [from * sites + to]
