@@ -11,7 +11,12 @@
 //    (dataplane/chain_fast_path.h), hop by hop, and hop by hop with pools of
 //    at most one instance (which keep no flow pins), next to dpdk-testpmd
 //    io-forward on the same port kind, measured in the same run, and 4 hops
-//    of `forward` hop by hop (the pod's own cost for a 4-hop chain); then
+//    of `forward` hop by hop (the pod's own cost for a 4-hop chain); the
+//    chain scaled out (every pool at 4 instances, each with a service rate
+//    above the offered load) and the same with monitor and ratelimit added
+//    (6 hops), with the fast path and hop by hop, on 1 and 2 worker lcores
+//    (the second on the main lcore's core), with the share of packets the
+//    fast path repeated; then
 //    bench/lean_chain, the same chain's work as one fused loop with nothing
 //    of the pod or the VNF framework around it, and lean_chain --vnfs, the
 //    chain's four VNF instances back to back without the pod.
