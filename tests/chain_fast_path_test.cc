@@ -233,14 +233,16 @@ Outcome run(const std::string& config, const Scenario& scenario) {
 // Which order the frames out must match in: all of it, or each flow's.
 enum class Order { kAll, kPerFlow };
 
-// The frames out, by flow (plain IPv4: protocol, addresses, ports), in order.
+// The frames out, by flow (IPv4, VLAN-tagged or not: protocol, addresses,
+// the first 4 bytes of L4), in order.
 std::map<Bytes, std::vector<Bytes>> by_flow(const std::vector<Bytes>& frames) {
   std::map<Bytes, std::vector<Bytes>> flows;
   for (const Bytes& f : frames) {
+    const size_t l3 = f.size() > 18 && f[12] == 0x81 && f[13] == 0x00 ? 18 : 14;
     Bytes key;
-    if (f.size() >= 38 && f[12] == 0x08 && f[13] == 0x00) {
-      key.push_back(f[23]);
-      key.insert(key.end(), f.begin() + 26, f.begin() + 38);
+    if (f.size() >= l3 + 24 && f[l3 - 2] == 0x08 && f[l3 - 1] == 0x00) {
+      key.push_back(f[l3 + 9]);
+      key.insert(key.end(), f.begin() + static_cast<long>(l3) + 12, f.begin() + static_cast<long>(l3) + 24);
     }
     flows[key].push_back(f);
   }
