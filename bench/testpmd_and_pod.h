@@ -72,13 +72,11 @@ chains:
 )" + hops_yaml;
 }
 
-// nfv-pod on lcores 0 (main) and 1 (the worker) for `seconds`, or with
-// `workers` 2 a second worker lcore on the main lcore's core: port 0's tx
-// rate and the first worker's cycles per packet, from --stats-json.
+// nfv-pod on lcores 0 (main) and 1 (the worker) for `seconds`: port 0's tx
+// rate and the worker's cycles per packet, from --stats-json.
 inline Throughput run_pod_config(const std::string& pod_binary, const std::string& config_path,
-                                 const std::string& stats_path, int seconds, const std::string& eal_extra = "", int workers = 1) {
-  const std::string lcores = workers == 2 ? " --lcores 0@0,1@1,2@0 " : " -l 0,1 ";
-  const std::string out = run_command(pod_binary + lcores + eal_extra + " --log-level=lib.eal:warning -- --config " +
+                                 const std::string& stats_path, int seconds, const std::string& eal_extra = "") {
+  const std::string out = run_command(pod_binary + " -l 0,1 " + eal_extra + " --log-level=lib.eal:warning -- --config " +
                                       config_path + " --run-for-s " + std::to_string(seconds) +
                                       " --stats-interval-s 0 --stats-json " + stats_path);
   nfv::stats::PodStats stats;

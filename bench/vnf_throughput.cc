@@ -14,9 +14,8 @@
 //    of `forward` hop by hop (the pod's own cost for a 4-hop chain); the
 //    chain scaled out (every pool at 4 instances, each with a service rate
 //    above the offered load) and the same with monitor and ratelimit added
-//    (6 hops), with the fast path and hop by hop, on 1 and 2 worker lcores
-//    (the second on the main lcore's core), with the share of packets the
-//    fast path repeated; then
+//    (6 hops), with the fast path and hop by hop, with the share of packets
+//    the fast path repeated; then
 //    bench/lean_chain, the same chain's work as one fused loop with nothing
 //    of the pod or the VNF framework around it, and lean_chain --vnfs, the
 //    chain's four VNF instances back to back without the pod.
@@ -161,7 +160,7 @@ std::string yaml_params(const std::map<std::string, std::string>& params) {
 enum class Path { kFast, kHopByHop };
 
 nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string& dir, const std::string& pcap, const std::string& tag,
-               const std::vector<VnfCase>& hops, int seconds, Path path, const std::string& hop_fields = "", int workers = 1) {
+               const std::vector<VnfCase>& hops, int seconds, Path path, const std::string& hop_fields = "") {
   std::ostringstream hop_lines;
   for (const auto& h : hops)
     hop_lines << "      - {vnf: " << h.name << ", site: A" << hop_fields << ", params: " << yaml_params(h.params) << "}\n";
@@ -169,7 +168,7 @@ nfv::bench::Throughput run_pod(const std::string& pod_binary, const std::string&
   const std::string config_path = dir + "/vnfbench_" + tag + ".yaml";
   const std::string stats_path = dir + "/vnfbench_" + tag + ".json";
   std::ofstream(config_path) << config;
-  return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds, "--file-prefix=vnfbench", workers);
+  return nfv::bench::run_pod_config(pod_binary, config_path, stats_path, seconds, "--file-prefix=vnfbench");
 }
 
 // bench/lean_chain (next to this program) on the same port kind: the
@@ -254,9 +253,8 @@ int main(int argc, char** argv) {
     const nfv::bench::Throughput testpmd =
         nfv::bench::median_of(runs, [&] { return nfv::bench::run_testpmd(pcap, seconds, "bench_vnf_testpmd"); });
     // The median of `runs` runs of nfv-pod on `hops`.
-    const auto pod_median = [&](const std::string& tag, const std::vector<VnfCase>& hops, Path path, const std::string& hop_fields = "",
-                                int workers = 1) {
-      return nfv::bench::median_of(runs, [&] { return run_pod(pod, dir, pcap, tag, hops, seconds, path, hop_fields, workers); });
+    const auto pod_median = [&](const std::string& tag, const std::vector<VnfCase>& hops, Path path, const std::string& hop_fields = "") {
+      return nfv::bench::median_of(runs, [&] { return run_pod(pod, dir, pcap, tag, hops, seconds, path, hop_fields); });
     };
     std::printf("\n%d B frames\n%-36s %10s %16s %12s\n", size, "configuration", "Mpps", "cycles/packet", "vs testpmd");
     std::printf("%-36s %10.2f %16.1f %12s\n", "dpdk-testpmd io-forward", testpmd.mpps, testpmd.cycles_per_packet, "1.000");
@@ -276,25 +274,22 @@ int main(int argc, char** argv) {
     const nfv::bench::Throughput single = pod_median("chain_single" + std::to_string(size), chain, Path::kHopByHop, ", max_instances: 1");
     print_row("  same, hop by hop, max_instances: 1", single, testpmd, true);
     // Scaled out: every pool at 4 instances, each with a service rate above
-    // the offered load (so no instance queues), on 1 and 2 worker lcores;
-    // and the same with monitor and ratelimit added (6 hops).
+    // the offered load (so no instance queues), and the same with monitor
+    // and ratelimit added (6 hops). One worker: net_pcap has one tx queue.
     const std::string pools = ", instances: 4, max_instances: 4, service_rate_pps: 100000000";
     std::vector<VnfCase> six = chain;
     six.insert(six.begin(), vnfs[6]);      // monitor
     six.insert(six.begin() + 4, vnfs[7]);  // ratelimit, before the router
-    for (const int workers : {1, 2}) {
-      const std::string w = std::to_string(workers);
-      const std::string suffix = ", " + w + (workers == 1 ? " worker" : " workers");
-      const auto scaled = pod_median("chain_pools" + w + "_" + std::to_string(size), chain, Path::kFast, pools, workers);
-      print_row("  same, pools of 4 at a rate" + suffix, scaled, testpmd, true);
-      const auto scaled_slow = pod_median("chain_pools_hbh" + w + "_" + std::to_string(size), chain, Path::kHopByHop, pools, workers);
-      print_row("    hop by hop", scaled_slow, testpmd);
-      const auto six_fast = pod_median("chain6_pools" + w + "_" + std::to_string(size), six, Path::kFast, pools, workers);
-      print_row("  +monitor +ratelimit (6), pools" + suffix, six_fast, testpmd, true, 0.20);
-      const auto six_slow = pod_median("chain6_pools_hbh" + w + "_" + std::to_string(size), six, Path::kHopByHop, pools, workers);
-      print_row("    hop by hop", six_slow, testpmd);
-      ok = ok && scaled.mpps > 0 && scaled_slow.mpps > 0 && six_fast.mpps > 0 && six_slow.mpps > 0;
-    }
+    const std::string tail = std::to_string(size);
+    const auto scaled = pod_median("chain_pools" + tail, chain, Path::kFast, pools);
+    print_row("  same, pools of 4 at a rate", scaled, testpmd, true);
+    const auto scaled_slow = pod_median("chain_pools_hbh" + tail, chain, Path::kHopByHop, pools);
+    print_row("    hop by hop", scaled_slow, testpmd);
+    const auto six_fast = pod_median("chain6_pools" + tail, six, Path::kFast, pools);
+    print_row("  +monitor +ratelimit (6), pools of 4", six_fast, testpmd, true, 0.20);
+    const auto six_slow = pod_median("chain6_pools_hbh" + tail, six, Path::kHopByHop, pools);
+    print_row("    hop by hop", six_slow, testpmd);
+    ok = ok && scaled.mpps > 0 && scaled_slow.mpps > 0 && six_fast.mpps > 0 && six_slow.mpps > 0;
     const nfv::bench::Throughput bare = pod_median("forward4_" + std::to_string(size), {vnfs[0], vnfs[0], vnfs[0], vnfs[0]}, Path::kHopByHop);
     print_row("nfv-pod, 4 hops of forward, hop by hop", bare, testpmd);
     const nfv::bench::Throughput lean = nfv::bench::median_of(runs, [&] { return run_lean_chain(pcap, seconds); });
