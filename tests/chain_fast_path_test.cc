@@ -18,9 +18,8 @@
 // decides the order in which different flows leave, the frames are compared
 // flow by flow (each flow's frames in the same order).
 //
-// The pod runs in this process (EAL: main lcore + one worker, or two in
-// chain_fast_path_2w, where a flow whose instances are the second worker's
-// takes the fast path there) between two net_ring ports.
+// The pod runs in this process (EAL: main lcore + one worker) between two
+// net_ring ports.
 #include <arpa/inet.h>
 
 #include <chrono>
@@ -148,9 +147,7 @@ class Exchange {
     auto quiet_since = std::chrono::steady_clock::now();
     for (int polls = 0; polls < 20000; ++polls) {
       rte_mbuf* burst[32];
-      // Each worker transmits on its own queue (net_ring: rx queue q reads tx queue q).
-      uint16_t n = 0;
-      for (int q = 0; q < pod_.runtime().worker_count && n == 0; ++q) n = rte_eth_rx_burst(out_, static_cast<uint16_t>(q), burst, 32);
+      const uint16_t n = rte_eth_rx_burst(out_, 0, burst, 32);
       for (uint16_t i = 0; i < n; ++i) {
         out.push_back(nfv::test::from_mbuf(burst[i]));
         rte_pktmbuf_free(burst[i]);
@@ -258,9 +255,6 @@ void expect_same_with_and_without(const std::string& config_template, const Scen
     c.replace(c.find("FAST_PATH"), 9, on ? "true" : "false");
     return c;
   };
-#ifdef NFV_TEST_LCORE_MAP
-  order = Order::kPerFlow;  // two workers' frames interleave as they come
-#endif
   const Outcome fast = run(config_with(true), scenario);
   const Outcome slow = run(config_with(false), scenario);
   EXPECT_EQ(slow.repeated, 0u);

@@ -1,6 +1,5 @@
 // main() for test binaries that need DPDK in-process: EAL on the lcores of
-// NFV_TEST_LCORES (default "0"; "0,1" gives the pod a worker lcore) or
-// the lcore-to-core map NFV_TEST_LCORE_MAP,
+// NFV_TEST_LCORES (default "0"; "0,1" gives the pod a worker lcore),
 // hugepages without files (--in-memory), no PCI, quiet logs.
 #include <gtest/gtest.h>
 #include <rte_eal.h>
@@ -10,11 +9,7 @@ int main(int argc, char** argv) {
 #ifndef NFV_TEST_LCORES
 #define NFV_TEST_LCORES "0"
 #endif
-#ifdef NFV_TEST_LCORE_MAP  // lcores mapped to cores ("--lcores"), e.g. two workers on a 2-core machine
-  const char* eal_args[] = {argv[0], "--lcores", NFV_TEST_LCORE_MAP, "--in-memory", "--no-pci", "--no-telemetry", "--log-level=lib.eal:error"};
-#else
   const char* eal_args[] = {argv[0], "-l", NFV_TEST_LCORES, "--in-memory", "--no-pci", "--no-telemetry", "--log-level=lib.eal:error"};
-#endif
   if (rte_eal_init(static_cast<int>(std::size(eal_args)), const_cast<char**>(eal_args)) < 0) {
     std::fprintf(stderr, "EAL init failed: are hugepages reserved? (./nfv setup)\n");
     return 1;
