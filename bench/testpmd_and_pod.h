@@ -21,6 +21,7 @@ namespace nfv::bench {
 struct Throughput {
   double mpps = 0;
   double cycles_per_packet = 0;
+  double repeated = 0;  // nfv-pod: the share of the chain's packets the chain fast path repeated
 };
 
 // testpmd io-forward with one forwarding core; `prefix` keeps its hugepage files apart.
@@ -88,6 +89,8 @@ inline Throughput run_pod_config(const std::string& pod_binary, const std::strin
   }
   r.mpps = static_cast<double>(stats.ports(0).tx_packets()) / stats.forwarding_s() / 1e6;
   r.cycles_per_packet = stats.workers(0).cycles_per_packet();
+  if (stats.chains_size() > 0 && stats.chains(0).in_packets() > 0)
+    r.repeated = static_cast<double>(stats.chains(0).fast_path_packets()) / static_cast<double>(stats.chains(0).in_packets());
   return r;
 }
 

@@ -2,6 +2,8 @@
 
 #include <netinet/in.h>
 
+#include <cstddef>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -39,10 +41,11 @@ ChainFastPath::ChainFastPath(uint32_t records, int socket_id) {
 
 ChainFastPath::~ChainFastPath() { rte_free(records_); }
 
-void ChainFastPath::prefetch(uint32_t flow_hash) const {
-  const FastPathRecord* r = &records_[flow_hash & mask_];
+void ChainFastPath::prefetch(uint32_t flow_hash, bool pins) const {
+  const auto* r = reinterpret_cast<const uint8_t*>(&records_[flow_hash & mask_]);
   rte_prefetch0(r);
-  rte_prefetch0(reinterpret_cast<const uint8_t*>(r) + 64);
+  rte_prefetch0(r + 64);
+  if (pins) rte_prefetch0(r + offsetof(FastPathRecord, pin_hashes));
 }
 
 FastPathCheck ChainFastPath::check(const FastPathRecord& r, const FastPathKey& key, const rte_mbuf* m) const {
@@ -65,6 +68,8 @@ uint32_t ChainFastPath::start_recording(uint32_t flow_hash, const FastPathKey& k
   r.serial = serial_;
   r.hops = hops;
   r.ticketed = 0;
+  r.steered = 0;
+  r.pinned = 0;
   r.writes = 0;
   r.tcp_slow_flags = 0;
   r.ingress_ttl = l3_of(m)[kTtlOffset];
@@ -91,13 +96,23 @@ void ChainFastPath::note_ticket(uint32_t tag, int hop, const FlowTicketOut& out)
   r->tcp_slow_flags |= out.tcp_slow_flags;
 }
 
+void ChainFastPath::note_slot(uint32_t tag, int hop, uint16_t slot, bool pinned, uint32_t pin_hash) {
+  FastPathRecord* r = recording(tag);
+  if (!r || hop >= r->hops) return;
+  r->slots[hop] = static_cast<uint8_t>(slot);
+  r->pin_hashes[hop] = pin_hash;
+  r->steered = static_cast<uint8_t>(r->steered | 1u << hop);
+  if (pinned) r->pinned = static_cast<uint8_t>(r->pinned | 1u << hop);
+}
+
 void ChainFastPath::complete(uint32_t tag, const rte_mbuf* m) {
   FastPathRecord* r = recording(tag);
   if (!r) return;
   r->serial = 0;
   const uint8_t* ip = l3_of(m);
   const uint8_t out_ttl = ip[kTtlOffset];
-  if (r->ticketed != (1u << r->hops) - 1 || out_ttl > r->ingress_ttl) return;
+  const unsigned all_hops = (1u << r->hops) - 1;
+  if (r->ticketed != all_hops || r->steered != all_hops || out_ttl > r->ingress_ttl) return;
   std::memcpy(r->out_addresses, ip + 12, 8);
   std::memcpy(&r->out_ports, ip + 20, 4);
   std::memcpy(r->out_eth, rte_pktmbuf_mtod(m, const uint8_t*), 12);

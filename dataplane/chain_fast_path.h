@@ -13,6 +13,9 @@
 //     every routing snapshot and every VNF control request),
 //   - its 5-tuple and chain equal the record's,
 //   - every hop's ticket still holds (its flow state was not released),
+//   - every hop's pool still steers the flow to the instance the record
+//     names (the worker checks this: the snapshot fixes Maglev and reply
+//     steering, and a pinned flow's pin is looked up and so refreshed),
 //   - its TTL survives the chain's decrements, and it carries no TCP flag a
 //     hop must see (SYN, FIN, RST at the nat).
 // Everything else takes the slow path, which is always right.
@@ -58,22 +61,30 @@ struct alignas(64) FastPathRecord {
   // First cache line: what every packet reads.
   FastPathKey key;
   uint32_t generation = 0;   // the worker's, when completed; 0 = not usable
-  uint16_t serial = 0;       // of the recording in progress (tags name it)
   uint8_t hops = 0;
   uint8_t ttl_decrement = 0;
   uint8_t tcp_slow_flags = 0;
   uint8_t writes = 0;        // FlowTicketWrites, over all hops
-  uint8_t ticketed = 0;      // recording: bit per hop that answered
-  uint8_t ingress_ttl = 0;   // recording: the tagged packet's TTL on entry
   uint32_t out_addresses[2]; // source, destination after the chain
   uint32_t out_ports;
   uint8_t out_eth[12];       // destination, source MAC after the chain
   uint32_t ip_delta = 0;     // ChecksumDelta::folded of the IPv4 header
   uint32_t l4_delta = 0;     // ... and of the TCP/UDP checksum
-  uint32_t recording_generation = 0;  // recording: completes only under the generation it began in
+  uint8_t slots[kFastPathMaxHops];  // by hop: the instance the flow was steered to
   // Then one ticket per hop.
   FlowTicket tickets[kFastPathMaxHops];
+  // By hop: the hash the pool's flow pins know the flow by; pinned: bit per
+  // hop whose pool picked the instance by pin (a repeat refreshes the pin).
+  uint32_t pin_hashes[kFastPathMaxHops];
+  uint8_t pinned = 0;
+  // While recording.
+  uint8_t ticketed = 0;      // bit per hop that answered
+  uint8_t steered = 0;       // bit per hop whose instance slot was noted
+  uint8_t ingress_ttl = 0;   // the tagged packet's TTL on entry
+  uint16_t serial = 0;       // of the recording in progress (tags name it)
+  uint32_t recording_generation = 0;  // completes only under the generation it began in
 };
+static_assert(offsetof(FastPathRecord, slots) + kFastPathMaxHops <= 64);
 static_assert(offsetof(FastPathRecord, tickets) == 64);
 
 enum class FastPathCheck : uint8_t {
@@ -95,7 +106,7 @@ class ChainFastPath {
   void new_generation() { generation_ = generation_ == UINT32_MAX ? 1 : generation_ + 1; }
 
   FastPathRecord& record_for(uint32_t flow_hash) { return records_[flow_hash & mask_]; }
-  void prefetch(uint32_t flow_hash) const;
+  void prefetch(uint32_t flow_hash, bool pins) const;
 
   // Whether `m` (key `key`, its flow's record `r`) may be repeated from the record.
   FastPathCheck check(const FastPathRecord& r, const FastPathKey& key, const rte_mbuf* m) const;
@@ -105,6 +116,12 @@ class ChainFastPath {
   uint32_t start_recording(uint32_t flow_hash, const FastPathKey& key, uint8_t hops, const rte_mbuf* m);
   // A hop's answer for the tagged packet; an unrepeatable one ends the recording.
   void note_ticket(uint32_t tag, int hop, const FlowTicketOut& out);
+  // The instance slot a hop's pool steered the tagged packet to, and the
+  // hash its pins know the flow by (pinned) or none.
+  void note_slot(uint32_t tag, int hop, uint16_t slot, bool pinned, uint32_t pin_hash);
+  // A record that no longer says where its flow goes (a pin moved): the
+  // flow's next packet records it again.
+  static void end(FastPathRecord& r) { r.generation = 0; }
   // The tagged packet left the chain as `m`: completes the record if every
   // hop answered with a ticket.
   void complete(uint32_t tag, const rte_mbuf* m);

@@ -43,6 +43,7 @@ int InstancePool::draining() const {
 void InstancePool::start_instance(int slot) {
   Instance& in = *slots_[slot];
   in.id = g_next_instance_id++;
+  in.pool_serial = ++started_;
   in.owner = slot % workers_;
   in.vnf = VnfRegistry::instance().create(hop_.vnf);
   VnfSettings settings;
@@ -135,7 +136,9 @@ void InstancePool::rebuild_maglev() {
   std::vector<uint16_t> slot_of;
   for (int s = 0; s < kMaxInstancesPerPool; ++s)
     if (view_.state[s] == InstanceState::kActive) {
-      backends.push_back({slots_[s]->id, 1});
+      // By the pool's own count, not the pod-wide id: pods of one config
+      // spread flows alike, whatever else the process ran before.
+      backends.push_back({slots_[s]->pool_serial, 1});
       slot_of.push_back(static_cast<uint16_t>(s));
     }
   if (backends.empty()) {

@@ -38,6 +38,7 @@ struct alignas(64) InstanceCounters {
 
 struct Instance {
   uint32_t id = 0;              // unique in the pod, never reused: names it in telemetry
+  uint32_t pool_serial = 0;     // its start's number in the pool: keys its Maglev entry
   std::unique_ptr<Vnf> vnf;     // null while the slot is free
   rte_ring* queue = nullptr;    // multi-producer (any worker steers), single consumer (owner)
   int owner = 0;                // worker index
@@ -113,6 +114,7 @@ class InstancePool {
  private:
   void start_instance(int slot);
   void rebuild_maglev();
+  uint32_t started_ = 0;  // instances started in this pool
   void count_slots_in_use();
 
   std::string name_;

@@ -76,7 +76,7 @@ void add_hop_stats(nfv::stats::HopStats& hs, const InstancePool& pool, int hop, 
     vc->set_value(value);
   }
   for (const auto& w : workers) {
-    hs.set_queue_full(hs.queue_full() + load(w->counters().hops[hop].queue_full));
+    hs.set_queue_full(hs.queue_full() + load(w->counters().pools[hop].queue_full));
     if (const FlowAffinity* pins = w->affinity(hop)) hs.set_flows_moved(hs.flows_moved() + pins->moved());
   }
 }

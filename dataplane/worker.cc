@@ -79,7 +79,7 @@ void Worker::prepare() {
   prepare_fast_path();
   counters_.ports.resize(layout.ports.size());
   counters_.chains.resize(layout.chains.size());
-  counters_.hops.resize(hop_places_.size());
+  counters_.pools.resize(hop_places_.size());
   counters_.instance_queue_full.resize(hop_places_.size());
 }
 
@@ -261,10 +261,10 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
   if (n == 0) return;
   const ChainRoute& route = pod_.routes[chain];
   if (stage < route.egress_stage) {
-    const int hop = static_cast<int>(route.hop_base) + stage - 1;
-    const int first_pool = pod_.pool_base[hop];
+    const int flat_hop = static_cast<int>(route.hop_base) + stage - 1;
+    const int first_pool = pod_.pool_base[flat_hop];
     const std::vector<int>& sites = pod_.layout.chains[chain].hops[stage - 1].sites;
-    const PoolView& split = snapshot_->splits[hop];
+    const PoolView& split = snapshot_->splits[flat_hop];
     if (site_chosen) {
       const auto at = std::find(sites.begin(), sites.end(), site);
       if (at == sites.end()) {
@@ -282,7 +282,7 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
     uint32_t hashes[kMaxVnfBurst];
     uint16_t placement[kMaxVnfBurst];
     for (uint16_t i = 0; i < n; ++i) hashes[i] = site_choice_hash(chain_meta(pkts[i]).flow_hash);
-    if (FlowAffinity* pins = site_pins_[hop].get()) pins->slots_for(hashes, n, split, now_tsc_, placement);
+    if (FlowAffinity* pins = site_pins_[flat_hop].get()) pins->slots_for(hashes, n, split, now_tsc_, placement);
     else for (uint16_t i = 0; i < n; ++i) placement[i] = split.slot_for(hashes[i]);
     rte_mbuf* here[kMaxPlacements][kMaxVnfBurst];
     uint16_t count[kMaxPlacements] = {};
@@ -347,73 +347,103 @@ void Worker::send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uin
   }
 }
 
-int Worker::lone_slot(int hop, const PoolView& view) const {
+int Worker::lone_slot(int pool, const PoolView& view) const {
   if (view.active != 1) return -1;
   // No flow pins to keep (stateless, or a pool of at most one instance): the active one.
-  if (!affinity_[hop]) return view.maglev.empty() ? -1 : view.maglev[0];
+  if (!affinity_[pool]) return view.maglev.empty() ? -1 : view.maglev[0];
   // Pins to keep: only while no other instance is left draining, in slot 0.
   return view.slots_in_use == 1 ? 0 : -1;
 }
 
-// Our own instance, nothing queued ahead and no rate to enforce: a burst is
-// served now rather than through the queue (same order, fewer cycles).
-bool Worker::serves_inline(const Instance& instance) const {
-  return instance.owner == index_ && instance.bucket.unlimited() && rte_ring_count(instance.queue) == 0;
+// Our own instance, nothing queued ahead and tokens for the whole burst: it
+// is served now rather than through the queue (same order, the same tokens,
+// fewer cycles). The token bucket's state changes only as run_instance()
+// would change it at this instant.
+bool Worker::can_take_now(Instance& instance, uint16_t n) {
+  return instance.owner == index_ && rte_ring_count(instance.queue) == 0 && instance.bucket.available(now_tsc_, n) == n;
 }
 
-void Worker::enqueue_instance(int hop, int slot, rte_mbuf** pkts, uint16_t n) {
-  Instance& instance = pod_.pools[hop]->slot(slot);
-  if (serves_inline(instance)) {
-    counters_.hops[hop].steered += n;
-    return serve(hop, instance, pkts, n);
+void Worker::enqueue_instance(int pool, int slot, rte_mbuf** pkts, uint16_t n) {
+  Instance& instance = pod_.pools[pool]->slot(slot);
+  if (can_take_now(instance, n)) {
+    instance.bucket.consume(n, false);
+    counters_.pools[pool].steered += n;
+    return serve(pool, instance, pkts, n);
   }
+  // Tags name records of this worker's: another worker's recording never completes.
+  if (recording_ && instance.owner != index_)
+    for (uint16_t i = 0; i < n; ++i) chain_meta(pkts[i]).fast_path_tag = 0;
   const unsigned queued = rte_ring_enqueue_burst(instance.queue, reinterpret_cast<void**>(pkts), n, nullptr);
   queues_used_ = true;
-  counters_.hops[hop].steered += queued;
+  counters_.pools[pool].steered += queued;
   if (queued == n) return;
-  counters_.hops[hop].queue_full += n - queued;
-  counters_.instance_queue_full[hop][slot] += n - queued;
+  counters_.pools[pool].queue_full += n - queued;
+  counters_.instance_queue_full[pool][slot] += n - queued;
   for (uint16_t i = static_cast<uint16_t>(queued); i < n; ++i) drop_in_chain(pkts[i], DropReason::instance_queue_full);
 }
 
 // Hands packets to the hop's instances: a stateful VNF's flows stay on the
 // instance they are pinned to; other packets follow the Maglev table.
-void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
-  const PoolView& view = snapshot_->pools[hop];
+void Worker::steer(int pool, rte_mbuf** pkts, uint16_t n) {
+  const PoolView& view = snapshot_->pools[pool];
   if (view.active == 0) {
     // A placement without instances (a plan that kept flows away from it).
     for (uint16_t i = 0; i < n; ++i) drop_in_chain(pkts[i], DropReason::no_route);
     return;
   }
-  const int lone = lone_slot(hop, view);
+  uint16_t slots[kMaxVnfBurst];
+  uint32_t pin_hashes[kMaxVnfBurst];
+  uint64_t pinned = 0;
+  const int lone = lone_slot(pool, view);
   if (lone >= 0) {
     // With pins to keep, the flows are remembered for when the pool grows (flow_affinity.h).
-    if (affinity_[hop]) {
-      uint32_t hashes[kMaxVnfBurst];
-      for (uint16_t i = 0; i < n; ++i) hashes[i] = chain_meta(pkts[i]).flow_hash;
-      affinity_[hop]->note_single(hashes, n, view);
+    if (affinity_[pool]) {
+      for (uint16_t i = 0; i < n; ++i) pin_hashes[i] = chain_meta(pkts[i]).flow_hash;
+      affinity_[pool]->note_single(pin_hashes, n, view);
     }
-    return enqueue_instance(hop, lone, pkts, n);
+    if (recording_) {
+      std::fill_n(slots, n, static_cast<uint16_t>(lone));
+      note_slots(pool, pkts, n, slots, 0, pin_hashes);
+    }
+    return enqueue_instance(pool, lone, pkts, n);
   }
-  uint16_t slots[kMaxVnfBurst];
-  pick_slots(hop, view, pkts, n, slots);
+  pick_slots(pool, view, pkts, n, slots, pinned, pin_hashes);
+  if (recording_) note_slots(pool, pkts, n, slots, pinned, pin_hashes);
+  // Grouped by slot, in slot order, each group in arrival order. The groups
+  // live on this call's stack: serving one moves its packets on through the
+  // next hops, which group theirs in their own calls.
+  uint16_t count[kMaxInstancesPerPool];
   uint64_t used = 0;  // bit per slot with packets
+  for (uint16_t i = 0; i < n; ++i) {
+    const uint16_t slot = slots[i];
+    if (slot == kNoSlot) continue;
+    if (!(used & (1ull << slot))) {
+      used |= 1ull << slot;
+      count[slot] = 0;
+    }
+    count[slot]++;
+  }
+  uint16_t start[kMaxInstancesPerPool];
+  uint16_t at = 0;
+  for (uint64_t left = used; left; left &= left - 1) {
+    const int slot = __builtin_ctzll(left);
+    start[slot] = at;
+    at = static_cast<uint16_t>(at + count[slot]);
+  }
+  rte_mbuf* grouped[kMaxVnfBurst];
+  uint16_t placed[kMaxInstancesPerPool];
+  for (uint64_t left = used; left; left &= left - 1) placed[__builtin_ctzll(left)] = 0;
   for (uint16_t i = 0; i < n; ++i) {
     const uint16_t slot = slots[i];
     if (slot == kNoSlot) {
       drop_in_chain(pkts[i], DropReason::no_owner_instance);
       continue;
     }
-    if (!(used & (1ull << slot))) {
-      used |= 1ull << slot;
-      steer_count_[slot] = 0;
-    }
-    steer_buffer_[slot][steer_count_[slot]++] = pkts[i];
+    grouped[start[slot] + placed[slot]++] = pkts[i];
   }
-  while (used) {
-    const int slot = __builtin_ctzll(used);
-    used &= used - 1;
-    enqueue_instance(hop, slot, steer_buffer_[slot], steer_count_[slot]);
+  for (uint64_t left = used; left; left &= left - 1) {
+    const int slot = __builtin_ctzll(left);
+    enqueue_instance(pool, slot, grouped + start[slot], count[slot]);
   }
 }
 
@@ -422,17 +452,20 @@ void Worker::steer(int hop, rte_mbuf** pkts, uint16_t n) {
 // hash of their flow's other direction; with a single slot in use there is
 // no choice to make for them. Packets of a stateful VNF go by flow pin, the
 // rest by Maglev.
-void Worker::pick_slots(int hop, const PoolView& view, rte_mbuf** pkts, uint16_t n, uint16_t* slots) {
-  FlowAffinity* pins = affinity_[hop].get();
-  uint32_t hashes[kMaxVnfBurst];
+void Worker::pick_slots(int pool, const PoolView& view, rte_mbuf** pkts, uint16_t n, uint16_t* slots, uint64_t& pinned,
+                        uint32_t* pin_hashes) {
+  FlowAffinity* pins = affinity_[pool].get();
+  pinned = 0;
   if (!view.owner || view.slots_in_use <= 1) {
     if (!pins) {
       for (uint16_t i = 0; i < n; ++i) slots[i] = view.slot_for(chain_meta(pkts[i]).flow_hash);
       return;
     }
-    for (uint16_t i = 0; i < n; ++i) hashes[i] = chain_meta(pkts[i]).flow_hash;
-    return pins->slots_for(hashes, n, view, now_tsc_, slots);
+    for (uint16_t i = 0; i < n; ++i) pin_hashes[i] = chain_meta(pkts[i]).flow_hash;
+    pinned = n == 64 ? ~0ull : (1ull << n) - 1;
+    return pins->slots_for(pin_hashes, n, view, now_tsc_, slots);
   }
+  uint32_t hashes[kMaxVnfBurst];
   uint16_t by_hash[kMaxVnfBurst];  // packets without an owner, by index
   uint16_t n_by_hash = 0;
   for (uint16_t i = 0; i < n; ++i) {
@@ -448,11 +481,15 @@ void Worker::pick_slots(int hop, const PoolView& view, rte_mbuf** pkts, uint16_t
   uint16_t picked[kMaxVnfBurst];
   if (pins) pins->slots_for(hashes, n_by_hash, view, now_tsc_, picked);
   else for (uint16_t j = 0; j < n_by_hash; ++j) picked[j] = view.slot_for(hashes[j]);
-  for (uint16_t j = 0; j < n_by_hash; ++j) slots[by_hash[j]] = picked[j];
+  for (uint16_t j = 0; j < n_by_hash; ++j) {
+    slots[by_hash[j]] = picked[j];
+    pin_hashes[by_hash[j]] = hashes[j];
+    if (pins) pinned |= 1ull << by_hash[j];
+  }
 }
 
 // Runs one instance on what its token bucket allows from its queue.
-uint16_t Worker::run_instance(int hop, Instance& instance) {
+uint16_t Worker::run_instance(int pool, int slot, Instance& instance) {
   const unsigned waiting = rte_ring_count(instance.queue);
   instance.counters.queue_depth = waiting;
   if (waiting == 0) return 0;
@@ -461,12 +498,19 @@ uint16_t Worker::run_instance(int hop, Instance& instance) {
   rte_mbuf* burst[kMaxVnfBurst];
   const uint16_t n = static_cast<uint16_t>(rte_ring_dequeue_burst(instance.queue, reinterpret_cast<void**>(burst), allowed, nullptr));
   instance.bucket.consume(n, waiting > n);
-  serve(hop, instance, burst, n);
+  const HopPlace& place = hop_places_[pool];
+  // A chain's first hop: its packets may take the fast path from here on.
+  if (place.stage == 1 && chain_fast_[place.chain]) {
+    const FirstHop first{pool, slot, &instance};
+    run_fast_path(place.chain, place.site, burst, n, &first);
+  } else {
+    serve(pool, instance, burst, n);
+  }
   return n;
 }
 
 // The VNF processes the burst; the survivors move on along the chain.
-void Worker::serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n) {
+void Worker::serve(int pool, Instance& instance, rte_mbuf** burst, uint16_t n) {
   rte_mbuf* dropped[kMaxVnfBurst];
   // Busy time is sampled (one burst in kBusySampleEvery, scaled up): two TSC
   // reads per burst would cost the fast path more than the estimate is worth.
@@ -475,7 +519,7 @@ void Worker::serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n) {
   uint64_t bytes_in = 0;
   for (uint16_t i = 0; i < n; ++i) bytes_in += rte_pktmbuf_pkt_len(burst[i]);
   uint16_t n_dropped = 0;
-  const uint16_t kept = recording_ ? process_noting_tickets(hop, instance, burst, n, dropped, &n_dropped)
+  const uint16_t kept = recording_ ? process_noting_tickets(pool, instance, burst, n, dropped, &n_dropped)
                                    : instance.vnf->process(burst, n, dropped, &n_dropped);
   if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
   uint64_t bytes_out = bytes_in;
@@ -483,13 +527,9 @@ void Worker::serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n) {
     bytes_out = 0;
     for (uint16_t i = 0; i < kept; ++i) bytes_out += rte_pktmbuf_pkt_len(burst[i]);
   }
-  instance.counters.in_bytes += bytes_in;
-  instance.counters.out_bytes += bytes_out;
-  instance.counters.in_packets += n;
-  instance.counters.out_packets += kept;
-  instance.counters.dropped += n_dropped;
+  count_served(instance.counters, n, kept, n_dropped, bytes_in, bytes_out);
   for (uint16_t i = 0; i < n_dropped; ++i) drop_in_chain(dropped[i], DropReason::vnf);
-  const HopPlace& place = hop_places_[hop];
+  const HopPlace& place = hop_places_[pool];
   advance(place.chain, place.stage + 1, place.site, burst, kept);
 }
 
@@ -498,12 +538,12 @@ void Worker::serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n) {
 bool Worker::run_instances() {
   bool moved = false;
   const int workers = pod_.worker_count;
-  for (std::size_t hop = 0; hop < hop_places_.size(); ++hop) {
-    InstancePool* pool = pod_.pools[hop].get();
+  for (std::size_t p = 0; p < hop_places_.size(); ++p) {
+    InstancePool* pool = pod_.pools[p].get();
     if (!pool) continue;
-    const PoolView& view = snapshot_->pools[hop];
+    const PoolView& view = snapshot_->pools[p];
     for (int slot = index_; slot < view.slots_in_use; slot += workers)
-      if (view.state[slot] != InstanceState::kFree) moved |= run_instance(static_cast<int>(hop), pool->slot(slot)) > 0;
+      if (view.state[slot] != InstanceState::kFree) moved |= run_instance(static_cast<int>(p), slot, pool->slot(slot)) > 0;
   }
   return moved;
 }
@@ -695,8 +735,8 @@ void Worker::drain_on_stop() {
   for (auto& link : links_)
     while (rte_mbuf* m = link->take_any()) drop_in_chain(m, DropReason::shutdown);
   // Instance queues that could not drain (a rate-limited instance at stop).
-  for (std::size_t hop = 0; hop < pod_.pools.size(); ++hop) {
-    InstancePool* pool = pod_.pools[hop].get();
+  for (std::size_t p = 0; p < pod_.pools.size(); ++p) {
+    InstancePool* pool = pod_.pools[p].get();
     if (!pool) continue;
     for (int slot = index_; slot < kMaxInstancesPerPool; slot += pod_.worker_count) {
       rte_ring* queue = pool->slot(slot).queue;
@@ -728,11 +768,11 @@ void Worker::expire_idle_flows() {
 
 uint64_t Worker::queued_in_owned_instances() const {
   uint64_t queued = 0;
-  for (std::size_t hop = 0; hop < pod_.pools.size(); ++hop) {
-    if (!pod_.pools[hop]) continue;
-    const PoolView& view = snapshot_->pools[hop];
+  for (std::size_t p = 0; p < pod_.pools.size(); ++p) {
+    if (!pod_.pools[p]) continue;
+    const PoolView& view = snapshot_->pools[p];
     for (int slot = index_; slot < view.slots_in_use; slot += pod_.worker_count)
-      if (view.state[slot] != InstanceState::kFree) queued += rte_ring_count(pod_.pools[hop]->slot(slot).queue);
+      if (view.state[slot] != InstanceState::kFree) queued += rte_ring_count(pod_.pools[p]->slot(slot).queue);
   }
   return queued;
 }

@@ -65,26 +65,56 @@ class Worker {
   // The chain fast path (worker_fast_path.cc): packets entering `chain` at
   // `site` go through it where their flow's record holds, the rest advance.
   void enter_chain(int chain, int site, rte_mbuf** pkts, uint16_t n);
-  bool fast_path_open(int chain, Instance** instances);
+  // A chain's first hop, when its packets come from that instance's queue.
+  struct FirstHop {
+    int pool;
+    int slot;
+    Instance* instance;
+  };
+  void run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, const FirstHop* first);
+  void note_first_slot(const FirstHop& first, rte_mbuf** pkts, uint16_t n);
+  // What may take the fast path: a chain (at prepare), a packet's flow, and
+  // a run of repeatable packets through the pools now (how many of them).
+  bool chain_eligible(int chain) const;
+  bool flow_eligible(const rte_mbuf* m, const FastPathKey& key) const;
+  uint16_t route_repeats(int chain, FastPathRecord** records, uint16_t n, const FirstHop* first);
   uint16_t repeatable_prefix(int chain, rte_mbuf** pkts, uint16_t n, FastPathRecord** records);
-  uint16_t slow_prefix(int chain, rte_mbuf** pkts, uint16_t n);
-  void repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, Instance* const* instances);
-  uint16_t process_noting_tickets(int hop, Instance& instance, rte_mbuf** burst, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped);
+  uint16_t slow_prefix(int chain, rte_mbuf** pkts, uint16_t n, bool stop_at_repeat);
+  void repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first);
+  static void order_as_hop_by_hop(int hops, rte_mbuf** pkts, FastPathRecord** records, uint16_t n);
+  uint16_t process_noting_tickets(int pool, Instance& instance, rte_mbuf** burst, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped);
+  void note_slots(int pool, rte_mbuf** pkts, uint16_t n, const uint16_t* slots, uint64_t pins, const uint32_t* pin_hashes);
   void complete_recordings(rte_mbuf** pkts, uint16_t n);
   void check_fast_path_generation();
   void prepare_fast_path();
+  // The pool of hop `hop` (0-based) of a chain whose hops each run at one site.
+  int pool_of(int chain, int hop) const { return pod_.pool_base[pod_.routes[chain].hop_base + hop]; }
   // The one slot a pool sends everything to, when it makes no per-flow
   // choice (one active instance, no pins to keep apart); else -1.
-  int lone_slot(int hop, const PoolView& view) const;
+  int lone_slot(int pool, const PoolView& view) const;
   void send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n);
-  void steer(int hop, rte_mbuf** pkts, uint16_t n);
-  void pick_slots(int hop, const PoolView& view, rte_mbuf** pkts, uint16_t n, uint16_t* slots);
+  void steer(int pool, rte_mbuf** pkts, uint16_t n);
+  // The instance slot of each packet; pins: bit i where a flow pin chose
+  // it, by the hash pin_hashes[i].
+  void pick_slots(int pool, const PoolView& view, rte_mbuf** pkts, uint16_t n, uint16_t* slots, uint64_t& pins, uint32_t* pin_hashes);
   static constexpr uint16_t kNoSlot = UINT16_MAX;
-  void enqueue_instance(int hop, int slot, rte_mbuf** pkts, uint16_t n);
-  bool serves_inline(const Instance& instance) const;
-  void serve(int hop, Instance& instance, rte_mbuf** burst, uint16_t n);
+  void enqueue_instance(int pool, int slot, rte_mbuf** pkts, uint16_t n);
+  // Whether `instance` can serve `n` packets now, rather than queue them:
+  // ours, nothing queued ahead, tokens for all n (taken by consume()).
+  bool can_take_now(Instance& instance, uint16_t n);
+  void serve(int pool, Instance& instance, rte_mbuf** burst, uint16_t n);
+  // An instance's counters for a burst served or repeated (one place, so
+  // the two paths count alike).
+  static void count_served(InstanceCounters& counters, uint16_t in, uint16_t out, uint16_t dropped, uint64_t bytes_in,
+                           uint64_t bytes_out) {
+    counters.in_packets += in;
+    counters.out_packets += out;
+    counters.in_bytes += bytes_in;
+    counters.out_bytes += bytes_out;
+    counters.dropped += dropped;
+  }
   bool run_instances();
-  uint16_t run_instance(int hop, Instance& instance);
+  uint16_t run_instance(int pool, int slot, Instance& instance);
   [[gnu::always_inline]] inline void send_to_port(int port, rte_mbuf* m);
   void send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n, uint64_t bytes);
   void flush_port(int port);
@@ -111,8 +141,6 @@ class Worker {
   std::vector<std::unique_ptr<FlowAffinity>> affinity_;  // by pool index
   std::vector<std::unique_ptr<FlowAffinity>> site_pins_; // by flat hop: stateful hops at several sites
   const RoutingSnapshot* snapshot_ = nullptr;    // loaded once per loop
-  uint16_t steer_count_[kMaxInstancesPerPool];
-  rte_mbuf* steer_buffer_[kMaxInstancesPerPool][kMaxVnfBurst];
   std::vector<TxBuffer> tx_;
   std::vector<std::unique_ptr<WanLink>> links_;
   std::vector<WanLink*> link_matrix_;            // [from * sites + to]
@@ -126,6 +154,7 @@ class Worker {
   // The chain fast path: its records, the chains that may take it, and what
   // ends its generation (a new snapshot, a VNF control request).
   std::unique_ptr<ChainFastPath> fast_path_;
+  static constexpr uint8_t kChainFast = 1, kChainPins = 2;  // may take it; a pool keeps flow pins
   std::vector<uint8_t> chain_fast_;        // by chain
   uint64_t fast_path_snapshot_version_ = 0;
   uint32_t fast_path_vnf_changes_ = 0;

@@ -28,8 +28,8 @@ struct alignas(64) ChainCounters {
   LatencyHistogram latency;                  // ingress to egress, ns
 };
 
-// Steering into a hop's instances (per worker; the instances count the rest).
-struct alignas(64) HopCounters {
+// Steering into a pool's instances (per worker; the instances count the rest).
+struct alignas(64) PoolCounters {
   uint64_t steered = 0;
   uint64_t queue_full = 0;  // an instance's input queue had no room
 };
@@ -37,7 +37,7 @@ struct alignas(64) HopCounters {
 struct alignas(64) WorkerCounters {
   std::vector<PortCounters> ports;
   std::vector<ChainCounters> chains;
-  std::vector<HopCounters> hops;  // by pool
+  std::vector<PoolCounters> pools;
   std::vector<std::array<uint64_t, kMaxInstancesPerPool>> instance_queue_full;  // by pool, slot
   std::array<uint64_t, kDropReasonCount> drops{};
   uint64_t loops = 0;

@@ -1,43 +1,128 @@
-// The chain fast path on a worker (chain_fast_path.h): which chains may take
-// it, how a burst entering a chain splits, in order, into packets repeated
-// from their flow's record and packets that go hop by hop, what a repeated
-// packet does to each hop's instance, VNF and counters, and how a slow
-// packet's passage becomes a record.
+// The chain fast path on a worker (chain_fast_path.h): which chains and
+// flows may take it (the one place that decides), how a burst entering a
+// chain splits, in order, into packets repeated from their flow's record
+// and packets that go hop by hop, where a repeated packet goes in each
+// hop's pool, what it does to that instance, its VNF and the counters, and
+// how a slow packet's passage becomes a record.
 #include <netinet/in.h>
 
+#include <algorithm>
+
 #include <rte_cycles.h>
+#include <rte_ring.h>
 
 #include "chain_meta.h"
 #include "worker.h"
 
 namespace nfv {
 
-// A chain takes the fast path when it runs wholly at its ingress site, in
+// --- Eligibility: the one place ---------------------------------------------
+//
+// A chain may take the fast path when it runs wholly at its ingress site, in
 // this pod, with at most kFastPathMaxHops hops of VNFs that repeat flows,
 // and when repeating saves something: two hops or more, or one with flow
 // state (one stateless hop costs about what a repeat does; a lone router
 // ran about 10% faster hop by hop in the bench).
+bool Worker::chain_eligible(int c) const {
+  const PodLayout& layout = pod_.layout;
+  const ChainInfo& chain = layout.chains[c];
+  if (!chain.fast_path || chain.hops.empty() || chain.hops.size() > kFastPathMaxHops || !layout.sites[chain.ingress_site].hosted ||
+      chain.egress_site != chain.ingress_site || chain.egress_port == kNoIndex)
+    return false;
+  bool stateful = false;
+  for (std::size_t h = 0; h < chain.hops.size(); ++h) {
+    const HopInfo& hop = chain.hops[h];
+    const auto vnf = VnfRegistry::instance().create(hop.vnf);
+    if (hop.sites.size() != 1 || hop.site != chain.ingress_site || !pod_.pools[pool_of(c, static_cast<int>(h))] || !vnf->repeats_flows())
+      return false;
+    stateful |= vnf->stateful();
+  }
+  return chain.hops.size() >= 2 || stateful;
+}
+
+// A packet's flow may have a record when the pod found its headers plain
+// IPv4 and it is TCP or UDP (the VNFs' tickets speak of 5-tuples).
+bool Worker::flow_eligible(const rte_mbuf* m, const FastPathKey& key) const {
+  return (m->ol_flags & header_mark_) && (key.protocol == IPPROTO_TCP || key.protocol == IPPROTO_UDP);
+}
+
+// Where a repeated packet goes at each hop, and whether the instance there
+// can take it now: the one the record names (the snapshot fixes Maglev and
+// reply steering; a pinned flow's pin is looked up, which refreshes it as
+// steering would, and must still name that instance), ours to run, nothing
+// queued ahead of it (packets of the flow may wait there), and tokens for
+// every packet the run sends it (else hop by hop queues them). Returns how
+// many leading packets may be repeated.
+uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, const FirstHop* first) {
+  const int hops = pod_.routes[chain].egress_stage - 1;
+  if (first) {
+    // Served from the first hop's queue: the pool steered them there (and
+    // the worker that steered them refreshed their pins), the instance took
+    // their tokens.
+    for (uint16_t i = 0; i < n; ++i)
+      if (records[i]->slots[0] != first->slot) {
+        ChainFastPath::end(*records[i]);
+        n = i;
+        break;
+      }
+  }
+  for (int h = first ? 1 : 0; h < hops && n; ++h) {
+    const int pool = pool_of(chain, h);
+    const PoolView& view = snapshot_->pools[pool];
+    if (FlowAffinity* pins = affinity_[pool].get(); pins && lone_slot(pool, view) < 0) {
+      uint32_t hashes[kMaxVnfBurst];
+      uint16_t pinned[kMaxVnfBurst], slots[kMaxVnfBurst];
+      uint16_t n_pinned = 0;
+      for (uint16_t i = 0; i < n; ++i)
+        if (records[i]->pinned & (1u << h)) {
+          hashes[n_pinned] = records[i]->pin_hashes[h];
+          pinned[n_pinned++] = i;
+        }
+      pins->slots_for(hashes, n_pinned, view, now_tsc_, slots);
+      for (uint16_t j = 0; j < n_pinned; ++j)
+        if (slots[j] != records[pinned[j]]->slots[h]) {
+          ChainFastPath::end(*records[pinned[j]]);  // the pin moved: record the flow again
+          n = pinned[j];
+          break;
+        }
+    }
+    uint16_t demand[kMaxInstancesPerPool];
+    uint64_t used = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      const uint8_t slot = records[i]->slots[h];
+      if (!(used & (1ull << slot))) {
+        used |= 1ull << slot;
+        demand[slot] = 0;
+      }
+      demand[slot]++;
+    }
+    for (uint64_t left = used; left; left &= left - 1) {
+      const int slot = __builtin_ctzll(left);
+      if (can_take_now(pod_.pools[pool]->slot(slot), demand[slot])) continue;
+      for (uint16_t i = 0; i < n; ++i)
+        if (records[i]->slots[h] == slot) {
+          n = i;  // this instance's packets and those after them go hop by hop
+          break;
+        }
+    }
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------
+
 void Worker::prepare_fast_path() {
   const PodLayout& layout = pod_.layout;
   chain_fast_.assign(layout.chains.size(), 0);
   if (layout.fast_path_flows == 0) return;
   bool any = false;
   for (std::size_t c = 0; c < layout.chains.size(); ++c) {
-    const ChainInfo& chain = layout.chains[c];
-    bool eligible = chain.fast_path && !chain.hops.empty() && chain.hops.size() <= kFastPathMaxHops &&
-                    layout.sites[chain.ingress_site].hosted && chain.egress_site == chain.ingress_site &&
-                    chain.egress_port != kNoIndex;
-    bool stateful = false;
-    for (std::size_t h = 0; eligible && h < chain.hops.size(); ++h) {
-      const HopInfo& hop = chain.hops[h];
-      const auto vnf = VnfRegistry::instance().create(hop.vnf);
-      eligible = hop.sites.size() == 1 && hop.site == chain.ingress_site &&
-                 pod_.pools[pod_.pool_base[pod_.hop_base[c] + h]] != nullptr && vnf->repeats_flows();
-      stateful |= vnf->stateful();
-    }
-    eligible = eligible && (chain.hops.size() >= 2 || stateful);
-    chain_fast_[c] = eligible;
-    any |= eligible;
+    if (!chain_eligible(static_cast<int>(c))) continue;
+    uint8_t flags = kChainFast;
+    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h)
+      if (affinity_[pool_of(static_cast<int>(c), static_cast<int>(h))]) flags |= kChainPins;
+    chain_fast_[c] = flags;
+    any = true;
   }
   if (any) fast_path_ = std::make_unique<ChainFastPath>(layout.fast_path_flows, static_cast<int>(rte_socket_id()));
   fast_path_vnf_changes_ = pod_.vnf_changes.load();
@@ -53,53 +138,68 @@ void Worker::check_fast_path_generation() {
   fast_path_->new_generation();
 }
 
-// Whether every hop of `chain` can be gone past now: each pool sends all
-// to one instance of ours that serves inline (the conditions under which
-// the slow path would run it at once); those instances by hop.
-bool Worker::fast_path_open(int chain, Instance** instances) {
-  const ChainRoute& route = pod_.routes[chain];
-  for (int stage = 1; stage < route.egress_stage; ++stage) {
-    const int pool = pod_.pool_base[route.hop_base + stage - 1];
-    const int slot = lone_slot(pool, snapshot_->pools[pool]);
-    if (slot < 0) return false;
-    Instance& instance = pod_.pools[pool]->slot(slot);
-    if (!serves_inline(instance)) return false;
-    instances[stage - 1] = &instance;
-  }
-  return true;
+void Worker::enter_chain(int chain, int site, rte_mbuf** pkts, uint16_t n) {
+  if (!chain_fast_[chain]) return advance(chain, 1, site, pkts, n);
+  run_fast_path(chain, site, pkts, n, nullptr);
 }
 
-void Worker::enter_chain(int chain, int site, rte_mbuf** pkts, uint16_t n) {
-  Instance* instances[kFastPathMaxHops];
-  if (!chain_fast_[chain] || !fast_path_open(chain, instances)) return advance(chain, 1, site, pkts, n);
+// Packets of `chain` at its first hop: entering it (first null) or served
+// by the first hop's instance `first` from its queue (another worker, or a
+// rate, put them there).
+void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, const FirstHop* first) {
   check_fast_path_generation();  // records are used only here: a change counts from the next burst on
-  for (uint16_t i = 0; i < n; ++i) fast_path_->prefetch(chain_meta(pkts[i]).flow_hash);
-  // What each VNF does first in a burst, done before any ticket is checked.
-  // (Its expiry sweep may so run once more per burst than hop by hop: after
-  // a pause, a sweep that owes a pass catches up in fewer bursts. Either way
-  // only entries idle past their timeout go.)
+  const bool pins = chain_fast_[chain] & kChainPins;
+  for (uint16_t i = 0; i < n; ++i) fast_path_->prefetch(chain_meta(pkts[i]).flow_hash, pins);
+  // What each VNF does first in a burst, done before any ticket is checked,
+  // for every instance of ours the burst may reach. (Its expiry sweep may so
+  // run more often than hop by hop: after a pause, a sweep that owes a pass
+  // catches up in fewer bursts. Either way only entries idle past their
+  // timeout go.)
   const int hops = pod_.routes[chain].egress_stage - 1;
   const uint64_t now = rte_rdtsc();
-  for (int h = 0; h < hops; ++h) instances[h]->vnf->upkeep(now);
+  for (int h = 0; h < hops; ++h) {
+    const int pool = pool_of(chain, h);
+    const PoolView& view = snapshot_->pools[pool];
+    for (int slot = index_; slot < view.slots_in_use; slot += pod_.worker_count)
+      if (view.state[slot] != InstanceState::kFree) pod_.pools[pool]->slot(slot).vnf->upkeep(now);
+  }
   // Runs of repeated and of slow packets, in order; a run is checked only
-  // after the slow run before it has changed the VNFs' state, and repeated
-  // only while no slow run left packets queued at a hop (another worker
-  // may fill the queue of an instance we run): they must not be overtaken.
+  // after the slow run before it has changed the VNFs' state (an instance
+  // with packets queued takes no repeats: they would overtake them). A
+  // packet whose first hop is another worker's goes there alone (hop by
+  // hop, which changes nothing here); after any other failed route the
+  // rest of the burst goes hop by hop.
   FastPathRecord* records[kMaxVnfBurst];
   bool open = true;
   for (uint16_t at = 0; at < n;) {
-    const uint16_t repeated = open ? repeatable_prefix(chain, pkts + at, static_cast<uint16_t>(n - at), records) : 0;
+    const auto left = static_cast<uint16_t>(n - at);
+    uint16_t repeated = open ? repeatable_prefix(chain, pkts + at, left, records) : 0;
     if (repeated) {
-      repeat_hops(chain, site, pkts + at, records, repeated, instances);
+      const uint16_t routed = route_repeats(chain, records, repeated, first);
+      if (routed < repeated && !first && pod_.pools[pool_of(chain, 0)]->slot(records[routed]->slots[0]).owner != index_) {
+        if (routed) repeat_hops(chain, site, pkts + at, records, routed, first);
+        advance(chain, 1, site, pkts + at + routed, 1);
+        at = static_cast<uint16_t>(at + routed + 1);
+        continue;
+      }
+      open = routed == repeated;
+      repeated = routed;
+    }
+    if (repeated) {
+      repeat_hops(chain, site, pkts + at, records, repeated, first);
       at = static_cast<uint16_t>(at + repeated);
       continue;
     }
-    const uint16_t slow = open ? slow_prefix(chain, pkts + at, static_cast<uint16_t>(n - at)) : static_cast<uint16_t>(n - at);
-    advance(chain, 1, site, pkts + at, slow);
+    const uint16_t slow = slow_prefix(chain, pkts + at, left, open);
+    if (first) {
+      note_first_slot(*first, pkts + at, slow);
+      serve(first->pool, *first->instance, pkts + at, slow);
+    } else {
+      advance(chain, 1, site, pkts + at, slow);
+    }
     at = static_cast<uint16_t>(at + slow);
-    open = fast_path_open(chain, instances);
   }
-  recording_ = false;  // every tagged packet has left its chain or was dropped
+  recording_ = false;  // every tagged packet has left its chain, was dropped or waits in a queue
 }
 
 // How many leading packets their records hold for.
@@ -107,28 +207,29 @@ uint16_t Worker::repeatable_prefix(int chain, rte_mbuf** pkts, uint16_t n, FastP
   uint16_t i = 0;
   for (; i < n; ++i) {
     rte_mbuf* m = pkts[i];
-    if (!(m->ol_flags & header_mark_)) break;  // headers the pod did not find plain
+    const FastPathKey key = FastPathKey::of(m, static_cast<uint16_t>(chain));
+    if (!flow_eligible(m, key)) break;
     FastPathRecord& r = fast_path_->record_for(chain_meta(m).flow_hash);
-    if (fast_path_->check(r, FastPathKey::of(m, static_cast<uint16_t>(chain)), m) != FastPathCheck::kRepeat) break;
+    if (fast_path_->check(r, key, m) != FastPathCheck::kRepeat) break;
     records[i] = &r;
   }
   return i;
 }
 
-// How many leading packets (at least one) go hop by hop; a packet whose flow
-// has no usable record is tagged to record it on the way.
-uint16_t Worker::slow_prefix(int chain, rte_mbuf** pkts, uint16_t n) {
+// How many leading packets (at least one) go hop by hop: up to the next
+// that may be repeated (`stop_at_repeat`) or all; a packet whose flow has
+// no usable record is tagged to record it on the way.
+uint16_t Worker::slow_prefix(int chain, rte_mbuf** pkts, uint16_t n, bool stop_at_repeat) {
   const auto hops = static_cast<uint8_t>(pod_.routes[chain].egress_stage - 1);
   uint16_t i = 0;
   for (; i < n; ++i) {
     rte_mbuf* m = pkts[i];
-    if (!(m->ol_flags & header_mark_)) continue;
     const FastPathKey key = FastPathKey::of(m, static_cast<uint16_t>(chain));
-    if (key.protocol != IPPROTO_TCP && key.protocol != IPPROTO_UDP) continue;
+    if (!flow_eligible(m, key)) continue;
     ChainMeta& meta = chain_meta(m);
     FastPathRecord& r = fast_path_->record_for(meta.flow_hash);
     const FastPathCheck check = fast_path_->check(r, key, m);
-    if (check == FastPathCheck::kRepeat && i > 0) break;
+    if (check == FastPathCheck::kRepeat && i > 0 && stop_at_repeat) break;
     if (check != FastPathCheck::kNoRecord) continue;  // the record holds, this packet needs the hops
     meta.fast_path_tag = fast_path_->start_recording(meta.flow_hash, key, hops, m);
     recording_ = true;
@@ -137,47 +238,92 @@ uint16_t Worker::slow_prefix(int chain, rte_mbuf** pkts, uint16_t n) {
 }
 
 // Does to the packets what their records say the hops did, and to each hop
-// what serving them would have: the VNF's state and counters, the
-// instance's and the hop's counters. Then the
-// packets leave the chain.
-void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n,
-                         Instance* const* instances) {
+// what serving them would have: the VNF's state and counters (a meter may
+// drop some), the instance's token bucket and counters, the pool's. Hop by
+// hop a pool splits a burst by instance and each part crosses the rest of
+// the chain before the next: the packets are put in that order first (a
+// stable sort by their instances, hop by hop), so the frames leave and
+// every instance sees its packets as hop by hop. Then they leave the chain.
+void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first) {
   const ChainRoute& route = pod_.routes[chain];
   const int hops = route.egress_stage - 1;
   const uint64_t now = rte_rdtsc();
-  uint64_t bytes = 0;
-  for (uint16_t i = 0; i < n; ++i) {
-    ChainFastPath::rewrite(pkts[i], *records[i]);
-    bytes += rte_pktmbuf_pkt_len(pkts[i]);
-  }
-  // The pools' memory of their flows (flow_affinity.h) needs nothing here:
-  // a record is made by a packet the pool steered while it ran one instance,
-  // and any change of the pool ends the record before the memory is reset.
-  const FlowTicket* tickets[kMaxVnfBurst];
-  for (int h = 0; h < hops; ++h) {
-    for (uint16_t i = 0; i < n; ++i) tickets[i] = &records[i]->tickets[h];
-    Instance& instance = *instances[h];
-    instance.vnf->repeat(tickets, n, now);
-    InstanceCounters& ic = instance.counters;
-    ic.bursts++;
-    ic.in_packets += n;
-    ic.out_packets += n;
-    ic.in_bytes += bytes;
-    ic.out_bytes += bytes;
-    const int pool = pod_.pool_base[route.hop_base + h];
-    counters_.hops[pool].steered += n;
-  }
-  // Busy time, sampled as serve() samples it, shared by the hops.
-  if (++fast_bursts_ % kBusySampleEvery == 0) {
-    const uint64_t share = (rte_rdtsc() - now) * kBusySampleEvery / static_cast<uint64_t>(hops);
-    for (int h = 0; h < hops; ++h) instances[h]->counters.busy_tsc += share;
-  }
+  order_as_hop_by_hop(hops, pkts, records, n);
+  for (uint16_t i = 0; i < n; ++i) ChainFastPath::rewrite(pkts[i], *records[i]);
   counters_.chains[chain].fast_path_packets += n;
+  const bool sample = ++fast_bursts_ % kBusySampleEvery == 0;
+  const FlowTicket* tickets[kMaxVnfBurst];
+  for (int h = 0; h < hops && n; ++h) {
+    const int pool = pool_of(chain, h);
+    uint16_t kept = 0;
+    for (uint16_t at = 0; at < n;) {
+      // A run of packets for one instance.
+      const uint8_t slot = records[at]->slots[h];
+      uint16_t end = at;
+      uint64_t bytes_in = 0;
+      for (; end < n && records[end]->slots[h] == slot; ++end) {
+        tickets[end - at] = &records[end]->tickets[h];
+        bytes_in += rte_pktmbuf_pkt_len(pkts[end]);
+      }
+      const auto run = static_cast<uint16_t>(end - at);
+      Instance& instance = pod_.pools[pool]->slot(slot);
+      if (!(first && h == 0)) {  // else steered and charged when queued, dequeued
+        instance.bucket.consume(run, false);
+        counters_.pools[pool].steered += run;
+      }
+      const uint64_t start = sample ? rte_rdtsc() : 0;
+      uint64_t drops = instance.vnf->repeat(tickets, pkts + at, run, now);
+      if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
+      uint64_t bytes_dropped = 0;
+      const auto n_dropped = static_cast<uint16_t>(__builtin_popcountll(drops));
+      for (uint16_t i = at; i < end; ++i, drops >>= 1) {
+        if (drops & 1) {
+          bytes_dropped += rte_pktmbuf_pkt_len(pkts[i]);
+          drop_in_chain(pkts[i], DropReason::vnf);
+          continue;
+        }
+        pkts[kept] = pkts[i];
+        records[kept++] = records[i];
+      }
+      instance.counters.bursts++;
+      count_served(instance.counters, run, static_cast<uint16_t>(run - n_dropped), n_dropped, bytes_in, bytes_in - bytes_dropped);
+      at = end;
+    }
+    n = kept;
+  }
   advance(chain, route.egress_stage, site, pkts, n);
 }
 
+// Hop by hop order (see repeat_hops): sorted by the instance slot at each
+// hop, first hop first, stable. Usually every packet goes the same way.
+void Worker::order_as_hop_by_hop(int hops, rte_mbuf** pkts, FastPathRecord** records, uint16_t n) {
+  uint64_t keys[kMaxVnfBurst];
+  bool sorted = true;
+  for (uint16_t i = 0; i < n; ++i) {
+    uint64_t key = 0;
+    for (int h = 0; h < hops; ++h) key = key << 6 | records[i]->slots[h];  // slots < 64
+    keys[i] = key;
+    sorted = sorted && (i == 0 || keys[i - 1] <= key);
+  }
+  if (sorted) return;
+  for (uint16_t i = 1; i < n; ++i) {  // insertion sort: stable, and n is small
+    const uint64_t key = keys[i];
+    rte_mbuf* m = pkts[i];
+    FastPathRecord* r = records[i];
+    uint16_t j = i;
+    for (; j > 0 && keys[j - 1] > key; --j) {
+      keys[j] = keys[j - 1];
+      pkts[j] = pkts[j - 1];
+      records[j] = records[j - 1];
+    }
+    keys[j] = key;
+    pkts[j] = m;
+    records[j] = r;
+  }
+}
+
 // process(), and for packets tagged for recording, their tickets noted.
-uint16_t Worker::process_noting_tickets(int hop, Instance& instance, rte_mbuf** burst, uint16_t n, rte_mbuf** dropped,
+uint16_t Worker::process_noting_tickets(int pool, Instance& instance, rte_mbuf** burst, uint16_t n, rte_mbuf** dropped,
                                         uint16_t* n_dropped) {
   bool tagged = false;
   for (uint16_t i = 0; i < n; ++i) tagged |= chain_meta(burst[i]).fast_path_tag != 0;
@@ -186,7 +332,7 @@ uint16_t Worker::process_noting_tickets(int hop, Instance& instance, rte_mbuf** 
   std::copy_n(burst, n, given);
   FlowTicketOut tickets[kMaxVnfBurst];
   const uint16_t kept = instance.vnf->process_with_tickets(burst, n, dropped, n_dropped, tickets);
-  const int hop_index = hop_places_[hop].stage - 1;
+  const int hop_index = hop_places_[pool].stage - 1;
   // process() keeps the survivors in order: pair each with its ticket.
   for (uint16_t j = 0, i = 0; j < kept; ++j, ++i) {
     while (given[i] != burst[j]) ++i;
@@ -194,6 +340,27 @@ uint16_t Worker::process_noting_tickets(int hop, Instance& instance, rte_mbuf** 
     if (tag) fast_path_->note_ticket(tag, hop_index, tickets[i]);
   }
   return kept;
+}
+
+// Where a pool steered packets tagged for recording (slots[i]; pins:
+// bit i set where a pin chose, by pin_hashes[i]).
+void Worker::note_slots(int pool, rte_mbuf** pkts, uint16_t n, const uint16_t* slots, uint64_t pins, const uint32_t* pin_hashes) {
+  const int hop_index = hop_places_[pool].stage - 1;
+  for (uint16_t i = 0; i < n; ++i) {
+    const uint32_t tag = chain_meta(pkts[i]).fast_path_tag;
+    if (!tag || slots[i] == kNoSlot) continue;
+    const bool pinned = (pins >> i) & 1;
+    fast_path_->note_slot(tag, hop_index, slots[i], pinned, pinned ? pin_hashes[i] : 0);
+  }
+}
+
+// Packets tagged for recording, served from the first hop's queue: the
+// worker that queued them steered them, and their tags were its own.
+void Worker::note_first_slot(const FirstHop& first, rte_mbuf** pkts, uint16_t n) {
+  if (!recording_) return;
+  uint16_t slots[kMaxVnfBurst];
+  std::fill_n(slots, n, static_cast<uint16_t>(first.slot));
+  note_slots(first.pool, pkts, n, slots, 0, nullptr);
 }
 
 void Worker::complete_recordings(rte_mbuf** pkts, uint16_t n) {

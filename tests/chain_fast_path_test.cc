@@ -9,10 +9,14 @@
 // (ICMP, VLAN tags, traffic that is not for a VIP), UDP without a checksum,
 // replies; and what must end records: a backend marked down, connections
 // that expire, a stateful hop scaled out and in (its flows must stay where the
-// fast path kept them). Every frame that leaves carries valid IPv4 and
-// TCP/UDP checksums. (Pools of several stateless instances are left out:
-// their Maglev tables follow instance ids, which run on across the two pods
-// of one process, so the two runs would spread flows differently.)
+// fast path kept them), pools of 3-4 instances scaled between rounds of
+// flows that live on, instances with a service rate offered more than it
+// (packets queue and the fast path must queue them as hop by hop does),
+// and chains of monitor, counter and ratelimit (a meter that turns a flow
+// red drops its repeated packets). Every frame that leaves carries valid
+// IPv4 and TCP/UDP checksums. Where a pool of several instances or a queue
+// decides the order in which different flows leave, the frames are compared
+// flow by flow (each flow's frames in the same order).
 //
 // The pod runs in this process (EAL: main lcore + one worker) between two
 // net_ring ports.
@@ -186,6 +190,106 @@ TEST(ChainFastPath, ChangesNothingButTheCostOfNatRepliesBothWays) {
     }
   };
   expect_same_with_and_without(config, scenario, 0.6);
+  std::filesystem::remove(routes);
+}
+
+// Every pool of several instances: flows spread over them by Maglev (the
+// stateless hops) and by flow pin (nat, lb), the fast path repeating each
+// flow through its own instances; pools scaled out and in between rounds
+// of flows that live on (a record ends with each scale, the next packet of
+// its flow records it again, pinned where it was).
+TEST(ChainFastPath, ChangesNothingButTheCostOfPoolsOfSeveralInstancesScaled) {
+  const std::string rules = write_file("fast_path_rules3.txt", "deny tcp any any any 23\n");
+  const std::string routes = write_file("fast_path_routes3.txt",
+                                        "0.0.0.0/0 02:00:00:00:00:01\n192.0.2.0/24 02:00:00:00:00:05\n198.51.100.0/24 02:00:00:00:00:03\n");
+  const std::string config = chain_pod_config(
+      "      - {vnf: firewall, site: A, instances: 3, max_instances: 4, params: {default: allow, rules_file: " + rules + "}}\n"
+      "      - {vnf: nat, site: A, instances: 3, max_instances: 4, params: {external: \"203.0.113.1,203.0.113.2,203.0.113.3,203.0.113.4\","
+      " internal: \"10.0.0.0/8\"}}\n"
+      "      - {vnf: lb, site: A, instances: 4, max_instances: 4, params: {connections: \"4096\", services: "
+      "\"198.51.100.10:80/tcp=192.0.2.1:8080,192.0.2.2:8080;198.51.100.10:53/udp=192.0.2.1:53,192.0.2.2:53,192.0.2.3:53\"}}\n"
+      "      - {vnf: router, site: A, instances: 3, max_instances: 4, params: {routes_file: " + routes + "}}\n");
+  const Scenario scenario = [](Pod& pod, Exchange& exchange) {
+    const auto flows = client_traffic();
+    uint32_t number = 0;
+    uint32_t seed = 40;
+    const auto traffic = [&] {
+      exchange.send(interleave(flows, number, seed++));
+      exchange.checkpoint();
+    };
+    traffic();
+    traffic();
+    ASSERT_EQ(pod.scale("web", 2, 4).get(), "");  // nat out: old flows stay pinned, new ones spread
+    traffic();
+    ASSERT_EQ(pod.scale("web", 3, 3).get(), "");  // lb in: one instance drains, its flows stay on it
+    traffic();
+    ASSERT_EQ(pod.scale("web", 1, 4).get(), "");  // the stateless hops: Maglev moves flows
+    ASSERT_EQ(pod.scale("web", 4, 2).get(), "");
+    traffic();
+    traffic();
+    ASSERT_EQ(pod.scale("web", 2, 2).get(), "");
+    traffic();
+    traffic();
+  };
+  expect_same_with_and_without(config, scenario, 0.4, Order::kPerFlow);
+  std::filesystem::remove(rules);
+  std::filesystem::remove(routes);
+}
+
+// Instances with a service rate, offered bursts of more packets than they
+// have tokens for: some bursts are served at once, the rest queue and are
+// served as tokens come; the fast path repeats a run only where every
+// instance it crosses has tokens for it and nothing queued, and leaves the
+// rest to queue hop by hop.
+TEST(ChainFastPath, ChangesNothingButTheCostOfRateLimitedInstancesOverloaded) {
+  const std::string routes = write_file("fast_path_routes4.txt",
+                                        "0.0.0.0/0 02:00:00:00:00:01\n192.0.2.0/24 02:00:00:00:00:05\n198.51.100.0/24 02:00:00:00:00:03\n");
+  const std::string config = chain_pod_config(
+      "      - {vnf: nat, site: A, instances: 2, max_instances: 4, service_rate_pps: 20000, params: {external: "
+      "\"203.0.113.1,203.0.113.2,203.0.113.3,203.0.113.4\", internal: \"10.0.0.0/8\"}}\n"
+      "      - {vnf: lb, site: A, instances: 3, max_instances: 4, service_rate_pps: 20000, params: {services: "
+      "\"198.51.100.10:80/tcp=192.0.2.1:8080,192.0.2.2:8080;198.51.100.10:53/udp=192.0.2.1:53,192.0.2.2:53,192.0.2.3:53\"}}\n"
+      "      - {vnf: router, site: A, service_rate_pps: 40000, params: {routes_file: " + routes + "}}\n");
+  const Scenario scenario = [](Pod& pod, Exchange& exchange) {
+    const auto flows = client_traffic();
+    uint32_t number = 0;
+    for (uint32_t round = 0; round < 6; ++round) {
+      exchange.send(interleave(flows, number, 60 + round));
+      exchange.checkpoint();
+    }
+    ASSERT_EQ(pod.scale("web", 1, 3).get(), "");
+    for (uint32_t round = 0; round < 3; ++round) {
+      exchange.send(interleave(flows, number, 70 + round));
+      exchange.checkpoint();
+    }
+  };
+  expect_same_with_and_without(config, scenario, 0.2, Order::kPerFlow);
+  std::filesystem::remove(routes);
+}
+
+// monitor, counter and ratelimit (one meter for the chain, one per flow)
+// repeated: the flows' packet and byte counts, the meters' colours, and the
+// packets a meter turns red dropped from the repeat at that hop.
+TEST(ChainFastPath, ChangesNothingButTheCostOfMonitorCounterAndRatelimit) {
+  const std::string routes = write_file("fast_path_routes5.txt", "0.0.0.0/0 02:00:00:00:00:01\n198.51.100.0/24 02:00:00:00:00:03\n");
+  // Meters that barely refill (1 byte/s): their colours depend on the bytes
+  // offered, not on how fast the test runs.
+  const std::string config = chain_pod_config(
+      "      - {vnf: monitor, site: A}\n"
+      "      - {vnf: counter, site: A}\n"
+      "      - {vnf: ratelimit, site: A, params: {per: chain, cir: \"1\", cbs: \"300000\", ebs: \"100000\"}}\n"
+      "      - {vnf: nat, site: A, params: {external: \"203.0.113.1\", internal: \"10.0.0.0/8\"}}\n"
+      "      - {vnf: ratelimit, site: A, params: {per: flow, cir: \"1\", cbs: \"600\", ebs: \"200\", drop: yellow}}\n"
+      "      - {vnf: router, site: A, params: {routes_file: " + routes + "}}\n");
+  const Scenario scenario = [](Pod&, Exchange& exchange) {
+    const auto flows = client_traffic();
+    uint32_t number = 0;
+    for (uint32_t round = 0; round < 8; ++round) {
+      exchange.send(interleave(flows, number, 80 + round));
+      exchange.checkpoint();
+    }
+  };
+  expect_same_with_and_without(config, scenario, 0.3);
   std::filesystem::remove(routes);
 }
 

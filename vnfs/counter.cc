@@ -36,6 +36,7 @@ class CounterVnf final : public Vnf {
     FlowKey keys[kMaxBurst];
     const void* key_ptrs[kMaxBurst];
     rte_mbuf* ip_pkts[kMaxBurst];
+    uint16_t index[kMaxBurst];  // of each IP packet in the burst
     int32_t positions[kMaxBurst];
     uint32_t n_ip = 0;
     for (uint16_t i = 0; i < n; ++i) {
@@ -46,6 +47,7 @@ class CounterVnf final : public Vnf {
       }
       keys[n_ip] = parsed.key;
       key_ptrs[n_ip] = &keys[n_ip];
+      index[n_ip] = i;
       ip_pkts[n_ip++] = pkts[i];
     }
     if (n_ip) rte_hash_lookup_bulk(table_, key_ptrs, n_ip, positions);
@@ -61,8 +63,9 @@ class CounterVnf final : public Vnf {
         }
         flows_++;
       }
-      counts_[pos].packets++;
-      counts_[pos].bytes += rte_pktmbuf_pkt_len(ip_pkts[i]);
+      count(pos, rte_pktmbuf_pkt_len(ip_pkts[i]));
+      // A flow's position is never released: its later packets count there.
+      issue_ticket(index[i], FlowTicket{nullptr, 0, static_cast<uint32_t>(pos)});
     }
     packets_ += n_ip;
     return n;
@@ -70,6 +73,13 @@ class CounterVnf final : public Vnf {
 
   static constexpr bool kStateful = true;
   bool stateful() const override { return kStateful; }
+
+  bool repeats_flows() const override { return true; }
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t) override {
+    for (uint16_t i = 0; i < n; ++i) count(static_cast<int32_t>(tickets[i]->data), rte_pktmbuf_pkt_len(pkts[i]));
+    packets_ += n;
+    return 0;
+  }
 
   void visit_counters(const CounterVisitor& visit) const override {
     visit("flows", read_counter(flows_));
@@ -79,6 +89,12 @@ class CounterVnf final : public Vnf {
   }
 
  private:
+  // One packet of the flow at `pos`, processed or repeated.
+  void count(int32_t pos, uint32_t bytes) {
+    counts_[pos].packets++;
+    counts_[pos].bytes += bytes;
+  }
+
   static constexpr uint32_t kMaxBurst = kMaxVnfBurst;
   static_assert(kMaxBurst <= RTE_HASH_LOOKUP_BULK_MAX);
   rte_hash* table_ = nullptr;

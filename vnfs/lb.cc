@@ -223,7 +223,7 @@ class LoadBalancerVnf final : public Vnf {
   // ends every ticket; a connection's own end or move bumps its generation.
   bool repeats_flows() const override { return true; }
   void upkeep(uint64_t now) override { expire_some(now); }
-  void repeat(const FlowTicket* const* tickets, uint16_t n, uint64_t now) override {
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n, uint64_t now) override {
     uint64_t to_client = 0;
     for (uint16_t i = 0; i < n; ++i) {
       conns_[tickets[i]->data >> 1].last_seen = now;
@@ -231,6 +231,7 @@ class LoadBalancerVnf final : public Vnf {
     }
     to_client_ += to_client;
     to_backend_ += n - to_client;
+    return 0;
   }
 
   std::shared_ptr<const OwnerSlot> owner_slot() const override { return steering_; }

@@ -38,6 +38,8 @@ struct FlowRecord {
   uint64_t last_tsc;
   int32_t heap_slot;  // -1 when not a heavy hitter
   bool active;
+  uint32_t sketch_hash;  // the flow's, in the count-min sketch
+  uint32_t generation;   // bumped when the record ends: its tickets end
 };
 
 struct HeapEntry {
@@ -88,7 +90,7 @@ class MonitorVnf final : public Vnf {
     tsc0_ = clock_();
     unix_ns0_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
     table_ = create_hash_table("monitor", flows, sizeof(TableKey), settings.socket_id, "flows");
-    records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false});
+    records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false, 0, 0});
     if (timeout_) sweep_.init(static_cast<uint32_t>(records_.size()), timeout_ / 4, clock_());
     heap_.reserve(k_);
   }
@@ -97,6 +99,7 @@ class MonitorVnf final : public Vnf {
     TableKey keys[kMaxVnfBurst];
     const void* key_ptrs[kMaxVnfBurst];
     uint32_t lengths[kMaxVnfBurst];
+    uint16_t index[kMaxVnfBurst];  // of each counted packet in the burst (its ticket's)
     hash_sig_t hashes[kMaxVnfBurst];
     int32_t positions[kMaxVnfBurst];
     uint32_t n_ip = 0;
@@ -109,13 +112,14 @@ class MonitorVnf final : public Vnf {
         keys[n_ip].flow = p.key;
         key_ptrs[n_ip] = &keys[n_ip];
         hashes[n_ip] = table_hash(&keys[n_ip], sizeof(keys[n_ip]));
-        lengths[n_ip++] = rte_pktmbuf_pkt_len(pkts[i]);
+        lengths[n_ip] = rte_pktmbuf_pkt_len(pkts[i]);
+        index[n_ip++] = i;
       }
       if (v == InputVerdict::kDrop) dropped[(*n_dropped)++] = pkts[i];
       else pkts[kept++] = pkts[i];
     }
     const uint64_t now = clock_();
-    if (timeout_) expire_some(now);
+    upkeep(now);
     if (n_ip) rte_hash_lookup_with_hash_bulk(table_, key_ptrs, hashes, n_ip, positions);
     for (uint32_t i = 0; i < n_ip; ++i) {
       int32_t pos = positions[i];
@@ -126,26 +130,28 @@ class MonitorVnf final : public Vnf {
           table_full_++;
           continue;
         }
-        records_[pos] = FlowRecord{0, 0, now, now, -1, true};
+        records_[pos] = FlowRecord{0, 0, now, now, -1, true, flow_hash(keys[i].flow), records_[pos].generation};
         flows_++;
       }
-      FlowRecord& r = records_[pos];
-      r.packets++;
-      r.bytes += lengths[i];
-      r.last_tsc = now;
-      packets_++;
-      bytes_ += lengths[i];
-      track_heavy_hitter(pos, sketch_.add(flow_hash(keys[i].flow), lengths[i]));
+      count(pos, lengths[i], now);
+      issue_ticket(index[i], FlowTicket{&records_[pos].generation, records_[pos].generation, static_cast<uint32_t>(pos)});
     }
-    if (now >= next_export_) {
-      publish(now);
-      next_export_ = now + export_interval_;
-    }
+    publish_when_due(now);
     return kept;
   }
 
   static constexpr bool kStateful = true;
   bool stateful() const override { return kStateful; }
+
+  bool repeats_flows() const override { return true; }
+  void upkeep(uint64_t now) override {
+    if (timeout_) expire_some(now);
+  }
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t now) override {
+    for (uint16_t i = 0; i < n; ++i) count(static_cast<int32_t>(tickets[i]->data), rte_pktmbuf_pkt_len(pkts[i]), now);
+    publish_when_due(now);
+    return 0;
+  }
 
   // "top": the latest published heavy hitters, one line each.
   bool control(const std::string& request, std::string& reply) override {
@@ -186,6 +192,23 @@ class MonitorVnf final : public Vnf {
   }
 
  private:
+  // One packet of the flow at `pos`, processed or repeated.
+  void count(int32_t pos, uint32_t length, uint64_t now) {
+    FlowRecord& r = records_[pos];
+    r.packets++;
+    r.bytes += length;
+    r.last_tsc = now;
+    packets_++;
+    bytes_ += length;
+    track_heavy_hitter(pos, sketch_.add(r.sketch_hash, length));
+  }
+
+  void publish_when_due(uint64_t now) {
+    if (now < next_export_) return;
+    publish(now);
+    next_export_ = now + export_interval_;
+  }
+
   void track_heavy_hitter(int32_t pos, uint64_t estimate) {
     FlowRecord& r = records_[pos];
     if (r.heap_slot >= 0) {
@@ -218,6 +241,7 @@ class MonitorVnf final : public Vnf {
       void* key;
       if (rte_hash_get_key_with_position(table_, static_cast<int32_t>(pos), &key) == 0) rte_hash_del_key(table_, key);
       r.active = false;
+      r.generation++;
       flows_--;
       expired_++;
     });

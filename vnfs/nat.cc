@@ -223,7 +223,7 @@ class NatVnf final : public Vnf {
 
   bool repeats_flows() const override { return true; }
   void upkeep(uint64_t now) override { expire_some(now); }
-  void repeat(const FlowTicket* const* tickets, uint16_t n, uint64_t now) override {
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n, uint64_t now) override {
     uint64_t inbound = 0, passed = 0;
     for (uint16_t i = 0; i < n; ++i) {
       const uint32_t data = tickets[i]->data;
@@ -237,6 +237,7 @@ class NatVnf final : public Vnf {
     not_translated_ += passed;
     translated_in_ += inbound;
     translated_out_ += n - passed - inbound;
+    return 0;
   }
 
   std::shared_ptr<const OwnerSlot> owner_slot() const override {

@@ -106,8 +106,14 @@ class RateLimitVnf final : public Vnf {
       index[n_metered++] = i;
     }
     if (table_ && n_metered) rte_hash_lookup_bulk(table_, key_ptrs, n_metered, positions);
-    for (uint32_t j = 0; j < n_metered; ++j)
-      drop[index[j]] = police(table_ ? meter_of(keys[j], positions[j]) : 0, rte_pktmbuf_pkt_len(pkts[index[j]]), pre[j], now);
+    for (uint32_t j = 0; j < n_metered; ++j) {
+      const uint32_t meter = table_ ? meter_of(keys[j], positions[j]) : 0;
+      drop[index[j]] = police(meter, rte_pktmbuf_pkt_len(pkts[index[j]]), pre[j], now);
+      // A flow keeps its meter (positions are never released; the overflow
+      // meter's flows stay beyond a full table); a pre-colour reads the DSCP,
+      // which is not part of the flow.
+      if (!colour_aware_) issue_ticket(index[j], FlowTicket{nullptr, 0, meter});
+    }
     return compact_burst(pkts, n, dropped, n_dropped, [&](uint16_t i) { return drop[i]; });
   }
 
@@ -116,6 +122,18 @@ class RateLimitVnf final : public Vnf {
   // instance does keep (stateful() below).
   static constexpr bool kStateful = false;
   bool stateful() const override { return table_ != nullptr; }
+
+  bool repeats_flows() const override { return true; }
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t) override {
+    const uint64_t now = clock_();  // the meters' clock, as process() reads it
+    uint64_t drops = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      const uint32_t meter = tickets[i]->data;
+      if (table_ && meter == meters_.size() - 1) table_full_++;  // as meter_of counts a flow beyond the table
+      if (police(meter, rte_pktmbuf_pkt_len(pkts[i]), RTE_COLOR_GREEN, now)) drops |= 1ull << i;
+    }
+    return drops;
+  }
 
   void visit_counters(const CounterVisitor& visit) const override {
     visit("green", read_counter(colour_[RTE_COLOR_GREEN]));

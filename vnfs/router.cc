@@ -168,7 +168,10 @@ class RouterVnf final : public Vnf {
 
   // The routes never change after init.
   bool repeats_flows() const override { return true; }
-  void repeat(const FlowTicket* const*, uint16_t n, uint64_t) override { forwarded_ += n; }
+  uint64_t repeat(const FlowTicket* const*, rte_mbuf* const*, uint16_t n, uint64_t) override {
+    forwarded_ += n;
+    return 0;
+  }
 
   void visit_counters(const CounterVisitor& visit) const override {
     visit("routes", routes_);

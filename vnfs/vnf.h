@@ -22,7 +22,7 @@ struct rte_mbuf;
 namespace nfv {
 
 // The framework never hands a VNF more packets than this in one call.
-inline constexpr uint16_t kMaxVnfBurst = 64;
+inline constexpr uint16_t kMaxVnfBurst = 64;  // a bit each in a uint64_t (repeat())
 
 // A bad VNF parameter; `field` is the params key, `expected` what it should be.
 class VnfConfigError : public std::runtime_error {
@@ -116,9 +116,14 @@ class Vnf {
   // the fast path calls it for a burst it takes past the VNF, before it
   // checks the burst's tickets.
   virtual void upkeep(uint64_t /*now_tsc*/) {}
-  // Packets whose tickets held went by without process(): do to the flow
-  // state and the counters what process() would have done to them.
-  virtual void repeat(const FlowTicket* const* /*tickets*/, uint16_t /*n*/, uint64_t /*now_tsc*/) {}
+  // Packets whose tickets held went by without process() (their headers as
+  // the whole chain left them; their lengths as they came): do to the flow
+  // state and the counters what process() would have done to them. Returns
+  // the packets process() would have dropped now (bit i for pkts[i]: a
+  // meter's colour), which the framework drops.
+  virtual uint64_t repeat(const FlowTicket* const* /*tickets*/, rte_mbuf* const* /*pkts*/, uint16_t /*n*/, uint64_t /*now_tsc*/) {
+    return 0;
+  }
 
   // process() that also answers for each packet pkts[i] in tickets[i]
   // (tickets start as not repeatable).

@@ -70,10 +70,16 @@ std::map<std::string, uint64_t> counters_of(const nfv::stats::PodStats& stats);
 
 using Scenario = std::function<void(Pod&, Exchange&)>;
 
+// Which order the frames out must match in: all of it, or each flow's
+// (where a pool of several instances or a queue decides the order in which
+// different flows leave).
+enum class Order { kAll, kPerFlow };
+
 // Runs the scenario with and without the fast path ("FAST_PATH" in the
 // config) and compares the two runs.
 // At least `min_repeated_share` of the packets must be repeated from records.
-void expect_same_with_and_without(const std::string& config_template, const Scenario& scenario, double min_repeated_share);
+void expect_same_with_and_without(const std::string& config_template, const Scenario& scenario, double min_repeated_share,
+                                  Order order = Order::kAll);
 
 // Rounds of traffic: the k-th packet of every flow in round k, the flows of
 // a round in a shuffled (fixed) order, so flows interleave but each flow's
