@@ -820,7 +820,8 @@ TEST(PodsWithoutAPeer, AKilledMemifServerIsLinkDownForItsPeerWhoseClientReconnec
   EXPECT_NE(nycm_log.find("port to_chin: link down"), std::string::npos) << nycm_log;
   EXPECT_NE(nycm_log.find("port to_chin: link up again"), std::string::npos) << nycm_log;
   std::uint64_t calls_at_chin = 0;
-  for (const auto& h : pods.chin.stats().hops())
+  const stats::PodStats chin_stats = pods.chin.stats();
+  for (const auto& h : chin_stats.hops())
     if (h.chain() == "calls" && h.site() == "CHINng") calls_at_chin += h.in_packets();
   EXPECT_GT(calls_at_chin, 0u) << "the restarted pod served no calls";
 
