@@ -32,4 +32,7 @@ echo
 # One marl/ training iteration, stacked vs looped (and CUDA where there is
 # one): about 20 s an iteration on two cores with the reference BLAS.
 "$BUILD/bench/marl_iteration" --warmup 1 --min-iterations 2 --out "$OUT/marl"
+echo
+# A pod and the scaler killed mid-run, and back: packets lost, slots until recovery.
+"$ROOT/bench/failover-figures.sh" "$BUILD"
 echo "(work files in $OUT)"

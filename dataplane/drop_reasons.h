@@ -25,6 +25,7 @@ namespace nfv {
   X(wan_loss, "lost on an emulated WAN link")                                \
   X(wan_queue_full, "WAN delay line full")                                   \
   X(wan_bandwidth, "WAN bandwidth cap: buffer exceeded")                     \
+  X(link_down, "the port towards the peer pod has no link (peer gone)")     \
   X(tx_full, "port transmit queue full")                                     \
   X(vnf, "dropped by a VNF (see its counters)")                              \
   X(instance_queue_full, "a VNF instance's input queue was full (overload)")  \

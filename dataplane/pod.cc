@@ -23,6 +23,7 @@
 #include "chain_meta.h"
 #include "header_mark.h"
 #include "maglev.h"
+#include "memif_unmap_guard.h"
 #include "control_server.h"
 #include "metrics_endpoint.h"
 #include "prometheus_text.h"
@@ -223,6 +224,8 @@ void Pod::start() {
   for (const auto& rt : pod.ports) ids.push_back(rt.port_id);
   const auto down = wait_for_links(ids, layout.ports, layout.link_wait_ms);
   for (const auto& name : down) spdlog::warn("port {} link still down after {} ms; forwarding anyway", name, layout.link_wait_ms);
+  link_watch_ = std::make_unique<LinkWatch>(pod);
+  guard_memif_unmaps(pod.rcu);
 }
 
 static PoolView build_site_split(const std::vector<double>& shares, bool stateful) {
@@ -371,6 +374,7 @@ void Pod::control_loop(const PodRunOptions& options, const std::atomic<bool>& st
     run_commands();
     free_drained_instances();
     capture_->drain();
+    link_watch_->poll(std::chrono::steady_clock::now());
     const uint64_t now = rte_rdtsc();
     const double elapsed = static_cast<double>(now - forwarding_start_tsc_) / hz;
     const uint64_t seen = packets_seen();
@@ -443,6 +447,7 @@ nfv::stats::PodStats Pod::close() {
   PodRuntime& pod = *runtime_;
   run_commands();  // answer what was asked while the workers drained
   auto final_stats = stats();  // while the ports still answer for their own counters
+  guard_memif_unmaps(nullptr);  // the workers are done; the RCU goes below
   for (std::size_t p = 0; p < pod.ports.size(); ++p) close_port(pod.ports[p].port_id, pod.layout.ports[p]);
   capture_.reset();
   workers_.clear();

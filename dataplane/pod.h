@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "control.pb.h"
+#include "link_watch.h"
 #include "pod_layout.h"
 #include "pod_runtime.h"
 #include "pod_stats.pb.h"
@@ -86,6 +87,7 @@ class Pod {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<unsigned> worker_lcores_;
   std::unique_ptr<CaptureWriter> capture_;
+  std::unique_ptr<LinkWatch> link_watch_;  // null until start() has the links
   uint64_t created_tsc_ = 0;
   uint64_t forwarding_start_tsc_ = 0;
   uint64_t forwarding_end_tsc_ = 0;

@@ -104,6 +104,11 @@ struct PodRuntime {
   WallClock clock;
   uint64_t start_tsc = 0;
   std::vector<PortRuntime> ports;
+  // By port: whether workers may use it. Cleared by the control thread
+  // while a memif peer is gone or the port restarts; workers then leave it
+  // alone and drop what it would carry as link_down.
+  std::unique_ptr<std::atomic<bool>[]> port_up;
+  bool port_usable(int port) const { return port_up[port].load(std::memory_order_relaxed); }
   std::unordered_map<uint32_t, int> chain_of_spi;
   std::vector<ChainRoute> routes;
   int worker_count = 1;

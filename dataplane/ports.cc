@@ -4,7 +4,12 @@
 #include <stdexcept>
 #include <thread>
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <rte_bus_vdev.h>
 #include <rte_dev.h>
@@ -20,6 +25,23 @@ constexpr std::chrono::milliseconds kMemifRetry{1000};
 
 std::string errno_text(int rc) { return rte_strerror(rc < 0 ? -rc : rc); }
 
+// A pod killed as a memif server leaves its socket file behind, and DPDK
+// cannot listen where a file is: the one nobody listens on any more is
+// removed (one with a live listener stays, and the start fails as before).
+void remove_stale_memif_socket(const PortInfo& port) {
+  if (port.driver != PortDriverKind::kMemif || port.memif_client || port.memif_socket.empty()) return;
+  sockaddr_un address{};
+  if (port.memif_socket.size() >= sizeof address.sun_path) return;
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, port.memif_socket.c_str(), port.memif_socket.size() + 1);
+  const int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  if (fd < 0) return;
+  const bool refused = connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 && errno == ECONNREFUSED;
+  close(fd);
+  if (refused && unlink(port.memif_socket.c_str()) == 0)
+    spdlog::info("port {}: removed the stale memif socket {} (its server is gone)", port.name, port.memif_socket);
+}
+
 }  // namespace
 
 uint16_t create_port_device(const PortInfo& port) {
@@ -33,6 +55,7 @@ uint16_t create_port_device(const PortInfo& port) {
                                "); is it bound to vfio-pci or uio?");
     return port_id;
   }
+  remove_stale_memif_socket(port);
   const int rc = rte_vdev_init(port.vdev_name.c_str(), port.devargs.c_str());
   if (rc < 0)
     throw std::runtime_error("port '" + port.name + "': cannot create " + port.vdev_name + " with '" + port.devargs +

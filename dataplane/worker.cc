@@ -72,9 +72,11 @@ void Worker::prepare() {
   tx_.resize(layout.ports.size());
   const std::size_t sites = layout.sites.size();
   link_matrix_.assign(sites * sites, nullptr);
+  link_port_matrix_.assign(sites * sites, kNoIndex);
   for (const auto& link : layout.links) {
     links_.push_back(std::make_unique<WanLink>(link.params.queue_packets, pod_.start_tsc));
     link_matrix_[link.from * sites + link.to] = links_.back().get();
+    link_port_matrix_[link.from * sites + link.to] = link.port;
   }
   prepare_fast_path();
   counters_.ports.resize(layout.ports.size());
@@ -149,6 +151,13 @@ void Worker::send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n, uint64_t 
 void Worker::flush_port(int port) {
   TxBuffer& buffer = tx_[port];
   if (buffer.count == 0) return;
+  if (!pod_.port_usable(port)) {
+    // The peer is gone: what waits for it would never leave.
+    for (uint16_t i = 0; i < buffer.count; ++i) drop(buffer.pkts[i], DropReason::link_down);
+    buffer.count = 0;
+    buffer.bytes = 0;
+    return;
+  }
   const PortRuntime& rt = pod_.ports[port];
   // Copies are taken before transmit (the driver may free what it sends);
   // only the copies of what was sent reach the capture.
@@ -328,11 +337,13 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
 }
 
 void Worker::send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n) {
-  WanLink* link = link_matrix_[site * pod_.layout.sites.size() + target];
+  const std::size_t at = site * pod_.layout.sites.size() + target;
+  WanLink* link = link_matrix_[at];
+  const bool peer_gone = link_port_matrix_[at] != kNoIndex && !pod_.port_usable(link_port_matrix_[at]);
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
-    if (!link) {
-      drop_in_chain(m, DropReason::no_route);
+    if (!link || peer_gone) {
+      drop_in_chain(m, link ? DropReason::link_down : DropReason::no_route);
       continue;
     }
     ChainMeta& meta = chain_meta(m);
@@ -590,6 +601,10 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
     return;
   }
   // Leaves for a site of another pod: NSH carries the chain state.
+  if (!pod_.port_usable(link.port)) {
+    for (uint16_t i = 0; i < n; ++i) drop_in_chain(pkts[i], DropReason::link_down);
+    return;
+  }
   const PortRuntime& out = pod_.ports[link.port];
   const PortInfo& port_info = pod_.layout.ports[link.port];
   rte_ether_addr peer_mac{};
@@ -659,6 +674,7 @@ bool Worker::poll_once(uint64_t now_tsc) {
   bool moved = false;
   rte_mbuf* pkts[kBurstSize];
   for (int port : rx_ports_) {
+    if (!pod_.port_usable(port)) continue;  // may be restarting: hands off
     const PortRuntime& rt = pod_.ports[port];
     const uint16_t n = rte_eth_rx_burst(rt.port_id, 0, pkts, kBurstSize);
     if (n == 0) continue;

@@ -144,6 +144,7 @@ class Worker {
   std::vector<TxBuffer> tx_;
   std::vector<std::unique_ptr<WanLink>> links_;
   std::vector<WanLink*> link_matrix_;            // [from * sites + to]
+  std::vector<int> link_port_matrix_;            // [from * sites + to]: the port towards another pod, or kNoIndex
   WorkerCounters counters_;
   uint64_t now_tsc_ = 0;
   uint64_t now_ns_ = 0;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "drl_trainer.h"
@@ -291,6 +292,24 @@ TEST(ScalerService, ARestartedScalerResumesFromItsJournal) {
                 1e-6 * uninterrupted[t].cost_so_far().total())
         << "slot " << t;
   }
+}
+
+// Killed while writing a slot's line: the torn line is cut off when the
+// scaler starts again, and the slots after it follow in lines of their own.
+TEST(ScalerService, AJournalLineTornByAKillIsCutOffAndTheRunResumes) {
+  const std::string dir = temp_dir();
+  run_service(dir, setup_yaml(dir, "{name: online}", "slots: 10\n"));
+  const std::string journal = dir + "/journal.jsonl";
+  std::ifstream in(journal);
+  const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t last_line = whole.rfind('\n', whole.size() - 2) + 1;
+  {
+    std::ofstream torn(journal, std::ios::app);
+    torn << whole.substr(last_line, (whole.size() - last_line) / 2);  // half of a line, no newline
+  }
+  const auto resumed = run_service(dir, setup_yaml(dir, "{name: online}"));
+  ASSERT_EQ(resumed.size(), 24u);
+  for (std::size_t t = 0; t < resumed.size(); ++t) EXPECT_EQ(resumed[t].slot(), t);
 }
 
 TEST(ScalerService, PlansForThePredictorsForecast) {

@@ -2,12 +2,34 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <filesystem>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
 namespace nfv {
 
-Journal::Journal(const std::string& path) : path_(path), out_(path, std::ios::app) {
+namespace {
+
+// A line torn by a crash mid-write is cut off, so that the next entry
+// starts a line of its own rather than finishing that one.
+void cut_torn_tail(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty() || text.back() == '\n') return;
+  const std::size_t keep = text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1;
+  in.close();
+  std::error_code error;
+  std::filesystem::resize_file(path, keep, error);
+  if (error) throw std::runtime_error(path + ": cannot cut the line torn by a crash: " + error.message());
+}
+
+}  // namespace
+
+Journal::Journal(const std::string& path) : path_(path) {
+  cut_torn_tail(path);
+  out_.open(path, std::ios::app);
   if (!out_) throw std::runtime_error(path + ": cannot open the journal for appending");
 }
 

@@ -13,7 +13,8 @@ namespace nfv {
 
 class Journal {
  public:
-  // Appends to `path` (created if absent); throws naming the file when it cannot.
+  // Appends to `path` (created if absent), after cutting off a last line
+  // torn by a crash; throws naming the file when it cannot.
   explicit Journal(const std::string& path);
   // One line, flushed: a crash loses at most the line being written.
   void write(const scaler::JournalEntry& entry);

@@ -29,14 +29,16 @@ std::string PodRun::logs() const {
 }
 
 PodRun start_pod(const std::string& dir, const std::string& name, const std::string& config_yaml,
-                 const std::vector<std::string>& app_options, const std::string& lcores) {
+                 const std::vector<std::string>& app_options, const std::string& lcores,
+                 const std::vector<std::string>& wrapper) {
   PodRun run{name, dir, nullptr};
   const std::string config = dir + "/" + name + ".yaml";
   write_file(config, config_yaml);
   // "0,1" is an lcore list; "0@0,1@1,2@0" maps more lcores than cores.
   const std::string lcore_flag = lcores.find('@') == std::string::npos ? "-l" : "--lcores";
-  std::vector<std::string> argv{nfv_pod_binary(), lcore_flag, lcores, "--log-level=lib.eal:warning", "--",
-                                "--config", config, "--stats-json", run.stats_path(), "--stats-interval-s", "0"};
+  std::vector<std::string> argv(wrapper);
+  argv.insert(argv.end(), {nfv_pod_binary(), lcore_flag, lcores, "--log-level=lib.eal:warning", "--",
+                                "--config", config, "--stats-json", run.stats_path(), "--stats-interval-s", "0"});
   argv.insert(argv.end(), app_options.begin(), app_options.end());
   run.process = std::make_unique<Subprocess>(argv, run.stdout_path(), run.stderr_path());
   return run;

@@ -27,9 +27,11 @@ struct PodRun {
 };
 
 // Writes `config_yaml` to dir/<name>.yaml and starts nfv-pod on it with the
-// given EAL lcores and extra app options (e.g. --stop-when-idle-ms 1000).
+// given EAL lcores and extra app options (e.g. --stop-when-idle-ms 1000);
+// `wrapper` runs it (e.g. deploy/supervise.sh ... --), and is then the process.
 PodRun start_pod(const std::string& dir, const std::string& name, const std::string& config_yaml,
-                 const std::vector<std::string>& app_options, const std::string& lcores = "0");
+                 const std::vector<std::string>& app_options, const std::string& lcores = "0",
+                 const std::vector<std::string>& wrapper = {});
 
 std::string nfv_pod_binary();
 std::string shared_data(const std::string& relative);

@@ -1,0 +1,17 @@
+// DPDK's memif driver unmaps a connection's shared memory from its interrupt
+// thread as soon as the peer hangs up, while a worker may still be inside
+// rx/tx on those rings: a killed peer could crash a surviving pod. The pod
+// interposes munmap for calls from the memif driver and lets them proceed
+// only once every worker has passed a quiescent point (the driver clears
+// its "connected" flag first, so no new burst starts on the old rings).
+#pragma once
+
+struct rte_rcu_qsbr;
+
+namespace nfv {
+
+// The workers' RCU that memif unmaps wait for; nullptr: wait for nothing
+// (before the workers exist and after the pod has closed).
+void guard_memif_unmaps(rte_rcu_qsbr* workers);
+
+}  // namespace nfv
