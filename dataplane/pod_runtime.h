@@ -38,7 +38,7 @@ struct alignas(64) ChainRoute {
   uint8_t egress_stage;
   uint8_t stage_count;
   uint16_t egress_port;
-  uint32_t hop_base;  // the chain's first hop number (PlacementIndex)
+  uint32_t first_hop;  // the chain's first hop number (PlacementIndex)
   uint32_t spi;
 };
 
@@ -86,7 +86,7 @@ struct PodRuntime {
       route.egress_stage = static_cast<uint8_t>(chain.egress_stage());
       route.stage_count = static_cast<uint8_t>(chain.stage_count());
       route.egress_port = static_cast<uint16_t>(chain.egress_port < 0 ? 0 : chain.egress_port);
-      route.hop_base = static_cast<uint32_t>(index.hop_number(static_cast<int>(c), 0));
+      route.first_hop = static_cast<uint32_t>(index.hop_number(static_cast<int>(c), 0));
       route.spi = chain.spi;
     }
   }
@@ -97,10 +97,6 @@ struct PodRuntime {
   PodLayout layout;
   Classifier classifier;
   PlacementIndex index;
-  // The index's tables under the names worker.cc and worker_fast_path.cc
-  // still read (ChainRoute::hop_base is the per-packet copy of hop_base).
-  const std::vector<int>& hop_base = index.first_hops();
-  const std::vector<int>& pool_base = index.first_pools();
   WallClock clock;
   uint64_t start_tsc = 0;
   std::vector<PortRuntime> ports;

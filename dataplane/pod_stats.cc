@@ -22,7 +22,7 @@ const char* driver_name(PortDriverKind kind) {
 
 uint64_t load(const uint64_t& v) { return __atomic_load_n(&v, __ATOMIC_RELAXED); }
 
-void add_hop_stats(nfv::stats::HopStats& hs, const InstancePool& pool, int hop, const std::string& site,
+void add_hop_stats(nfv::stats::HopStats& hs, const InstancePool& pool, int pool_index, const std::string& site,
                    const std::vector<std::unique_ptr<Worker>>& workers) {
   hs.set_site(site);
   const std::string& name = pool.name();  // "chain/hop/vnf"
@@ -50,12 +50,12 @@ void add_hop_stats(nfv::stats::HopStats& hs, const InstancePool& pool, int hop, 
     is->set_in_bytes(load(instance.counters.in_bytes));
     is->set_out_bytes(load(instance.counters.out_bytes));
     uint64_t refused = 0;
-    for (const auto& w : workers) refused += load(w->counters().instance_queue_full[hop][s]);
+    for (const auto& w : workers) refused += load(w->counters().instance_queue_full[pool_index][s]);
     is->set_queue_full(refused);
     is->set_busy_cycles(load(instance.counters.busy_tsc));
     uint64_t flows = 0;
     for (const auto& w : workers)
-      if (const FlowAffinity* pins = w->affinity(hop)) flows += pins->flows_on(s);
+      if (const FlowAffinity* pins = w->affinity(pool_index)) flows += pins->flows_on(s);
     is->set_flows(flows);
     instance.vnf->visit_counters([&](const std::string& counter, uint64_t value) {
       auto* vc = is->add_counters();
@@ -76,8 +76,8 @@ void add_hop_stats(nfv::stats::HopStats& hs, const InstancePool& pool, int hop, 
     vc->set_value(value);
   }
   for (const auto& w : workers) {
-    hs.set_queue_full(hs.queue_full() + load(w->counters().pools[hop].queue_full));
-    if (const FlowAffinity* pins = w->affinity(hop)) hs.set_flows_moved(hs.flows_moved() + pins->moved());
+    hs.set_queue_full(hs.queue_full() + load(w->counters().pools[pool_index].queue_full));
+    if (const FlowAffinity* pins = w->affinity(pool_index)) hs.set_flows_moved(hs.flows_moved() + pins->moved());
   }
 }
 

@@ -64,7 +64,7 @@ void Worker::prepare() {
   for (const auto& chain : layout.chains)
     for (const auto& hop : chain.hops) {
       std::unique_ptr<FlowAffinity> pins;
-      if (hop.sites.size() > 1 && VnfRegistry::instance().create(hop.vnf)->stateful())
+      if (hop.sites.size() > 1 && VnfRegistry::instance().stateful(hop.vnf))
         pins = std::make_unique<FlowAffinity>(chain.name + " site choice", 1u << 18,
                                               pod_.clock.hz() / 1000 * hop.flow_idle_timeout_ms, static_cast<int>(rte_socket_id()));
       site_pins_.push_back(std::move(pins));
@@ -270,10 +270,10 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
   if (n == 0) return;
   const ChainRoute& route = pod_.routes[chain];
   if (stage < route.egress_stage) {
-    const int flat_hop = static_cast<int>(route.hop_base) + stage - 1;
-    const int first_pool = pod_.pool_base[flat_hop];
+    const int hop_number = static_cast<int>(route.first_hop) + stage - 1;
+    const int first_pool = pod_.index.first_pool(hop_number);
     const std::vector<int>& sites = pod_.layout.chains[chain].hops[stage - 1].sites;
-    const PoolView& split = snapshot_->splits[flat_hop];
+    const PoolView& split = snapshot_->splits[hop_number];
     if (site_chosen) {
       const auto at = std::find(sites.begin(), sites.end(), site);
       if (at == sites.end()) {
@@ -291,7 +291,7 @@ void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n
     uint32_t hashes[kMaxVnfBurst];
     uint16_t placement[kMaxVnfBurst];
     for (uint16_t i = 0; i < n; ++i) hashes[i] = site_choice_hash(chain_meta(pkts[i]).flow_hash);
-    if (FlowAffinity* pins = site_pins_[flat_hop].get()) pins->slots_for(hashes, n, split, now_tsc_, placement);
+    if (FlowAffinity* pins = site_pins_[hop_number].get()) pins->slots_for(hashes, n, split, now_tsc_, placement);
     else for (uint16_t i = 0; i < n; ++i) placement[i] = split.slot_for(hashes[i]);
     rte_mbuf* here[kMaxPlacements][kMaxVnfBurst];
     uint16_t count[kMaxPlacements] = {};

@@ -87,8 +87,6 @@ class Worker {
   void complete_recordings(rte_mbuf** pkts, uint16_t n);
   void check_fast_path_generation();
   void prepare_fast_path();
-  // The pool of hop `hop` (0-based) of a chain whose hops each run at one site.
-  int pool_of(int chain, int hop) const { return pod_.pool_base[pod_.routes[chain].hop_base + hop]; }
   // The one slot a pool sends everything to, when it makes no per-flow
   // choice (one active instance, no pins to keep apart); else -1.
   int lone_slot(int pool, const PoolView& view) const;
@@ -139,7 +137,7 @@ class Worker {
   std::vector<int> rx_ports_;
   std::vector<HopPlace> hop_places_;             // by pool index
   std::vector<std::unique_ptr<FlowAffinity>> affinity_;  // by pool index
-  std::vector<std::unique_ptr<FlowAffinity>> site_pins_; // by flat hop: stateful hops at several sites
+  std::vector<std::unique_ptr<FlowAffinity>> site_pins_; // by hop number: stateful hops at several sites
   const RoutingSnapshot* snapshot_ = nullptr;    // loaded once per loop
   std::vector<TxBuffer> tx_;
   std::vector<std::unique_ptr<WanLink>> links_;

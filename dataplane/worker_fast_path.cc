@@ -32,10 +32,10 @@ bool Worker::chain_eligible(int c) const {
   bool stateful = false;
   for (std::size_t h = 0; h < chain.hops.size(); ++h) {
     const HopInfo& hop = chain.hops[h];
-    const auto vnf = VnfRegistry::instance().create(hop.vnf);
-    if (hop.sites.size() != 1 || hop.site != chain.ingress_site || !pod_.pools[pool_of(c, static_cast<int>(h))] || !vnf->repeats_flows())
+    if (hop.sites.size() != 1 || hop.site != chain.ingress_site || !pod_.pools[pod_.index(c, static_cast<int>(h), 0)] ||
+        !VnfRegistry::instance().create(hop.vnf)->repeats_flows())
       return false;
-    stateful |= vnf->stateful();
+    stateful |= VnfRegistry::instance().stateful(hop.vnf);
   }
   return chain.hops.size() >= 2 || stateful;
 }
@@ -67,7 +67,7 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
       }
   }
   for (int h = first ? 1 : 0; h < hops && n; ++h) {
-    const int pool = pool_of(chain, h);
+    const int pool = pod_.index(chain, h, 0);
     const PoolView& view = snapshot_->pools[pool];
     if (FlowAffinity* pins = affinity_[pool].get(); pins && lone_slot(pool, view) < 0) {
       uint32_t hashes[kMaxVnfBurst];
@@ -120,7 +120,7 @@ void Worker::prepare_fast_path() {
     if (!chain_eligible(static_cast<int>(c))) continue;
     uint8_t flags = kChainFast;
     for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h)
-      if (affinity_[pool_of(static_cast<int>(c), static_cast<int>(h))]) flags |= kChainPins;
+      if (affinity_[pod_.index(static_cast<int>(c), static_cast<int>(h), 0)]) flags |= kChainPins;
     chain_fast_[c] = flags;
     any = true;
   }
@@ -156,12 +156,11 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
   // catches up in fewer bursts. Either way only entries idle past their
   // timeout go.)
   const int hops = pod_.routes[chain].egress_stage - 1;
-  const uint64_t now = rte_rdtsc();
   for (int h = 0; h < hops; ++h) {
-    const int pool = pool_of(chain, h);
+    const int pool = pod_.index(chain, h, 0);
     const PoolView& view = snapshot_->pools[pool];
     for (int slot = index_; slot < view.slots_in_use; slot += pod_.worker_count)
-      if (view.state[slot] != InstanceState::kFree) pod_.pools[pool]->slot(slot).vnf->upkeep(now);
+      if (view.state[slot] != InstanceState::kFree) pod_.pools[pool]->slot(slot).vnf->upkeep();
   }
   // Runs of repeated and of slow packets, in order; a run is checked only
   // after the slow run before it has changed the VNFs' state (an instance
@@ -176,7 +175,7 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
     uint16_t repeated = open ? repeatable_prefix(chain, pkts + at, left, records) : 0;
     if (repeated) {
       const uint16_t routed = route_repeats(chain, records, repeated, first);
-      if (routed < repeated && !first && pod_.pools[pool_of(chain, 0)]->slot(records[routed]->slots[0]).owner != index_) {
+      if (routed < repeated && !first && pod_.pools[pod_.index(chain, 0, 0)]->slot(records[routed]->slots[0]).owner != index_) {
         if (routed) repeat_hops(chain, site, pkts + at, records, routed, first);
         advance(chain, 1, site, pkts + at + routed, 1);
         at = static_cast<uint16_t>(at + routed + 1);
@@ -247,14 +246,23 @@ uint16_t Worker::slow_prefix(int chain, rte_mbuf** pkts, uint16_t n, bool stop_a
 void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first) {
   const ChainRoute& route = pod_.routes[chain];
   const int hops = route.egress_stage - 1;
-  const uint64_t now = rte_rdtsc();
   order_as_hop_by_hop(hops, pkts, records, n);
   for (uint16_t i = 0; i < n; ++i) ChainFastPath::rewrite(pkts[i], *records[i]);
   counters_.chains[chain].fast_path_packets += n;
   const bool sample = ++fast_bursts_ % kBusySampleEvery == 0;
   const FlowTicket* tickets[kMaxVnfBurst];
   for (int h = 0; h < hops && n; ++h) {
-    const int pool = pool_of(chain, h);
+    const int pool = pod_.index(chain, h, 0);
+    // A lone instance's flows are remembered every burst, as steer() does
+    // (route_repeats checks the pins of a pool that picks per flow).
+    if (FlowAffinity* pins = affinity_[pool].get(); pins && !(first && h == 0)) {
+      const PoolView& view = snapshot_->pools[pool];
+      if (lone_slot(pool, view) >= 0) {
+        uint32_t hashes[kMaxVnfBurst];
+        for (uint16_t i = 0; i < n; ++i) hashes[i] = chain_meta(pkts[i]).flow_hash;
+        pins->note_single(hashes, n, view);
+      }
+    }
     uint16_t kept = 0;
     for (uint16_t at = 0; at < n;) {
       // A run of packets for one instance.
@@ -272,7 +280,7 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
         counters_.pools[pool].steered += run;
       }
       const uint64_t start = sample ? rte_rdtsc() : 0;
-      uint64_t drops = instance.vnf->repeat(tickets, pkts + at, run, now);
+      uint64_t drops = instance.vnf->repeat(tickets, pkts + at, run);
       if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
       uint64_t bytes_dropped = 0;
       const auto n_dropped = static_cast<uint16_t>(__builtin_popcountll(drops));
@@ -355,12 +363,25 @@ void Worker::note_slots(int pool, rte_mbuf** pkts, uint16_t n, const uint16_t* s
 }
 
 // Packets tagged for recording, served from the first hop's queue: the
-// worker that queued them steered them, and their tags were its own.
+// worker that queued them steered them, and their tags were its own. A flow
+// that steer() chose by pin (pick_slots: pins kept apart, not the owner's)
+// keeps that pin in its record, so that its repeats from rx refresh it.
 void Worker::note_first_slot(const FirstHop& first, rte_mbuf** pkts, uint16_t n) {
   if (!recording_) return;
+  const PoolView& view = snapshot_->pools[first.pool];
   uint16_t slots[kMaxVnfBurst];
+  uint32_t pin_hashes[kMaxVnfBurst];
+  uint64_t pinned = 0;
   std::fill_n(slots, n, static_cast<uint16_t>(first.slot));
-  note_slots(first.pool, pkts, n, slots, 0, nullptr);
+  if (affinity_[first.pool] && lone_slot(first.pool, view) < 0)
+    for (uint16_t i = 0; i < n; ++i) {
+      if (!chain_meta(pkts[i]).fast_path_tag) continue;
+      uint32_t hash = chain_meta(pkts[i]).flow_hash;
+      if (view.owner && view.owner->slot_of(pkts[i], hash) >= 0) continue;
+      pin_hashes[i] = hash;
+      pinned |= 1ull << i;
+    }
+  note_slots(first.pool, pkts, n, slots, pinned, pin_hashes);
 }
 
 void Worker::complete_recordings(rte_mbuf** pkts, uint16_t n) {

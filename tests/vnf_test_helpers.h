@@ -25,12 +25,6 @@ namespace nfv::test {
 struct ManualTsc {
   static inline std::atomic<uint64_t> now{0};
   static uint64_t read() { return now.load(std::memory_order_relaxed); }
-  // Up to the CPU's counter, never back: rte_meter stamps new meters with
-  // the CPU's counter, and the clock must not stand behind them.
-  static void catch_up() {
-    const uint64_t cpu = rte_rdtsc();
-    if (now.load() < cpu) now = cpu;
-  }
   static void advance_ms(uint64_t ms) { now += ms * rte_get_tsc_hz() / 1000; }
 };
 
@@ -42,7 +36,6 @@ inline std::unique_ptr<Vnf> make_vnf(const std::string& type, std::map<std::stri
   settings.params = std::move(params);
   settings.clock = &ManualTsc::read;
   vnf->init(settings);
-  ManualTsc::catch_up();
   return vnf;
 }
 

@@ -222,8 +222,9 @@ class LoadBalancerVnf final : public Vnf {
   // Backends go up and down only through control(), after which the pod
   // ends every ticket; a connection's own end or move bumps its generation.
   bool repeats_flows() const override { return true; }
-  void upkeep(uint64_t now) override { expire_some(now); }
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n, uint64_t now) override {
+  void upkeep() override { expire_some(clock_()); }
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n) override {
+    const uint64_t now = clock_();
     uint64_t to_client = 0;
     for (uint16_t i = 0; i < n; ++i) {
       conns_[tickets[i]->data >> 1].last_seen = now;

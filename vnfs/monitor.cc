@@ -119,7 +119,7 @@ class MonitorVnf final : public Vnf {
       else pkts[kept++] = pkts[i];
     }
     const uint64_t now = clock_();
-    upkeep(now);
+    if (timeout_) expire_some(now);
     if (n_ip) rte_hash_lookup_with_hash_bulk(table_, key_ptrs, hashes, n_ip, positions);
     for (uint32_t i = 0; i < n_ip; ++i) {
       int32_t pos = positions[i];
@@ -144,10 +144,11 @@ class MonitorVnf final : public Vnf {
   bool stateful() const override { return kStateful; }
 
   bool repeats_flows() const override { return true; }
-  void upkeep(uint64_t now) override {
-    if (timeout_) expire_some(now);
+  void upkeep() override {
+    if (timeout_) expire_some(clock_());
   }
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t now) override {
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n) override {
+    const uint64_t now = clock_();
     for (uint16_t i = 0; i < n; ++i) count(static_cast<int32_t>(tickets[i]->data), rte_pktmbuf_pkt_len(pkts[i]), now);
     publish_when_due(now);
     return 0;

@@ -222,8 +222,9 @@ class NatVnf final : public Vnf {
   bool stateful() const override { return kStateful; }
 
   bool repeats_flows() const override { return true; }
-  void upkeep(uint64_t now) override { expire_some(now); }
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n, uint64_t now) override {
+  void upkeep() override { expire_some(clock_()); }
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n) override {
+    const uint64_t now = clock_();
     uint64_t inbound = 0, passed = 0;
     for (uint16_t i = 0; i < n; ++i) {
       const uint32_t data = tickets[i]->data;

@@ -80,7 +80,8 @@ class RateLimitVnf final : public Vnf {
       meters = rte_hash_max_key_id(table_) + 2;  // + the overflow meter, last
     }
     meters_.resize(meters);
-    for (uint32_t m = 0; m < meters; ++m) configure(m);
+    const uint64_t now = clock_();
+    for (uint32_t m = 0; m < meters; ++m) configure(m, now);
   }
 
   uint16_t process(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped) override {
@@ -107,7 +108,7 @@ class RateLimitVnf final : public Vnf {
     }
     if (table_ && n_metered) rte_hash_lookup_bulk(table_, key_ptrs, n_metered, positions);
     for (uint32_t j = 0; j < n_metered; ++j) {
-      const uint32_t meter = table_ ? meter_of(keys[j], positions[j]) : 0;
+      const uint32_t meter = table_ ? meter_of(keys[j], positions[j], now) : 0;
       drop[index[j]] = police(meter, rte_pktmbuf_pkt_len(pkts[index[j]]), pre[j], now);
       // A flow keeps its meter (positions are never released; the overflow
       // meter's flows stay beyond a full table); a pre-colour reads the DSCP,
@@ -124,7 +125,7 @@ class RateLimitVnf final : public Vnf {
   bool stateful() const override { return table_ != nullptr; }
 
   bool repeats_flows() const override { return true; }
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t) override {
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n) override {
     const uint64_t now = clock_();  // the meters' clock, as process() reads it
     uint64_t drops = 0;
     for (uint16_t i = 0; i < n; ++i) {
@@ -146,9 +147,16 @@ class RateLimitVnf final : public Vnf {
   }
 
  private:
-  void configure(uint32_t m) {
-    if (trtcm_) rte_meter_trtcm_config(&meters_[m].tr, &tr_profile_);
-    else rte_meter_srtcm_config(&meters_[m].sr, &sr_profile_);
+  // Full buckets as of `now`: rte_meter stamps them with the CPU's counter,
+  // the meters run on clock_().
+  void configure(uint32_t m, uint64_t now) {
+    if (trtcm_) {
+      rte_meter_trtcm_config(&meters_[m].tr, &tr_profile_);
+      meters_[m].tr.time_tc = meters_[m].tr.time_tp = now;
+    } else {
+      rte_meter_srtcm_config(&meters_[m].sr, &sr_profile_);
+      meters_[m].sr.time = now;
+    }
   }
 
   static rte_color dscp_colour(const rte_mbuf* m, const ParsedPacket& p) {
@@ -162,7 +170,7 @@ class RateLimitVnf final : public Vnf {
   }
 
   // The flow's meter; a flow new to the table gets full buckets, one beyond it the overflow meter.
-  uint32_t meter_of(const FlowKey& key, int32_t pos) {
+  uint32_t meter_of(const FlowKey& key, int32_t pos, uint64_t now) {
     if (pos < 0) pos = rte_hash_lookup(table_, &key);  // added earlier in this burst
     if (pos >= 0) return static_cast<uint32_t>(pos);
     pos = rte_hash_add_key(table_, &key);
@@ -170,7 +178,7 @@ class RateLimitVnf final : public Vnf {
       table_full_++;
       return static_cast<uint32_t>(meters_.size() - 1);
     }
-    configure(static_cast<uint32_t>(pos));
+    configure(static_cast<uint32_t>(pos), now);
     flows_++;
     return static_cast<uint32_t>(pos);
   }

@@ -168,7 +168,7 @@ class RouterVnf final : public Vnf {
 
   // The routes never change after init.
   bool repeats_flows() const override { return true; }
-  uint64_t repeat(const FlowTicket* const*, rte_mbuf* const*, uint16_t n, uint64_t) override {
+  uint64_t repeat(const FlowTicket* const*, rte_mbuf* const*, uint16_t n) override {
     forwarded_ += n;
     return 0;
   }

@@ -104,7 +104,14 @@ std::vector<Bytes> Exchange::send(const std::vector<Bytes>& frames) {
     const size_t end = std::min(frames.size(), at + 64);
     for (; at < end; ++at, ++sent_) {
       rte_mbuf* m = nfv::test::to_mbuf(pool_, frames[at]);
-      while (rte_eth_tx_burst(in_, 0, &m, 1) == 0) std::this_thread::sleep_for(20us);
+      for (int tries = 0; rte_eth_tx_burst(in_, 0, &m, 1) == 0; ++tries) {
+        if (tries == 50000) {
+          rte_pktmbuf_free(m);
+          ADD_FAILURE() << "the pod took no frame for 50000 tries (frame " << at << " of " << frames.size() << ")";
+          return out;
+        }
+        std::this_thread::sleep_for(20us);  // the pod's rx ring is full: let the worker drain it
+      }
     }
     collect(out);
   }
@@ -113,8 +120,17 @@ std::vector<Bytes> Exchange::send(const std::vector<Bytes>& frames) {
 }
 
 void Exchange::collect(std::vector<Bytes>& out) {
-  const auto received = [&] { return read_counter(pod_.worker(0).counters().ports[0].rx_packets); };
-  auto quiet_since = std::chrono::steady_clock::now();
+  // Summed over the workers; a worker writes its counters as it goes.
+  uint64_t sent_on = 0, sent_out = 0, dropped = 0;
+  const auto count = [&] {
+    sent_on = sent_out = dropped = 0;
+    for (int w = 0; w < pod_.runtime().worker_count; ++w) {
+      const nfv::WorkerCounters& c = pod_.worker(w).counters();
+      for (const auto& port : c.ports) sent_on += read_counter(port.tx_packets);
+      sent_out += read_counter(c.ports[1].tx_packets);
+      for (const uint64_t& d : c.drops) dropped += read_counter(d);
+    }
+  };
   for (int polls = 0; polls < 20000; ++polls) {
     rte_mbuf* burst[32];
     const uint16_t n = rte_eth_rx_burst(out_, 0, burst, 32);
@@ -122,14 +138,16 @@ void Exchange::collect(std::vector<Bytes>& out) {
       out.push_back(nfv::test::from_mbuf(burst[i]));
       rte_pktmbuf_free(burst[i]);
     }
-    if (n) {
-      quiet_since = std::chrono::steady_clock::now();
-      continue;
-    }
-    if (received() == sent_ && std::chrono::steady_clock::now() - quiet_since > 10ms) return;
+    received_ += n;
+    if (n) continue;
+    // Done when every frame sent has left or was dropped and every frame
+    // that left on the out port has been read.
+    count();
+    if (sent_on + dropped == sent_ && received_ == sent_out) return;
     std::this_thread::sleep_for(200us);
   }
-  ADD_FAILURE() << "the pod did not take every frame sent";
+  ADD_FAILURE() << "frames unaccounted for after 20000 polls: sent " << sent_ << ", left " << sent_on << ", dropped " << dropped
+                << ", left on the out port " << sent_out << ", read there " << received_;
 }
 
 std::map<std::string, uint64_t> counters_of(const nfv::stats::PodStats& stats) {

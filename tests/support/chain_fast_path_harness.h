@@ -54,13 +54,15 @@ class Exchange {
   const std::vector<std::map<std::string, uint64_t>>& checkpoints() const { return checkpoints_; }
 
  private:
-  // Reads until the worker has taken every frame sent and 10 ms pass with nothing new.
+  // Reads until every frame sent has left the pod or was dropped, and all
+  // that left on the out port has been read (fails after a bound).
   void collect(std::vector<Bytes>& out);
 
   Pod& pod_;
   rte_mempool* pool_;
   uint16_t in_ = 0, out_ = 0;
   uint64_t sent_ = 0;
+  uint64_t received_ = 0;  // frames read on the out port
   std::vector<Bytes> all_;
   std::vector<std::map<std::string, uint64_t>> checkpoints_;
 };
