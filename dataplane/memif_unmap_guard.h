@@ -14,4 +14,15 @@ namespace nfv {
 // (before the workers exist and after the pod has closed).
 void guard_memif_unmaps(rte_rcu_qsbr* workers);
 
+// Marks the calling thread as a worker while it lives: an unmap there goes
+// straight on (a worker waiting for its own quiescent point never returns).
+// Per thread, not per lcore: with `-l 0` the worker is the main lcore.
+class MemifGuardWorkerThread {
+ public:
+  MemifGuardWorkerThread();
+  ~MemifGuardWorkerThread();
+  MemifGuardWorkerThread(const MemifGuardWorkerThread&) = delete;
+  MemifGuardWorkerThread& operator=(const MemifGuardWorkerThread&) = delete;
+};
+
 }  // namespace nfv
