@@ -1,9 +1,10 @@
 // DPDK's memif driver unmaps a connection's shared memory from its interrupt
 // thread as soon as the peer hangs up, while a worker may still be inside
-// rx/tx on those rings: a killed peer could crash a surviving pod. The pod
-// interposes munmap for calls from the memif driver and lets them proceed
-// only once every worker has passed a quiescent point (the driver clears
-// its "connected" flag first, so no new burst starts on the old rings).
+// rx/tx on those rings: a killed peer could crash a surviving pod (or
+// nfv-replay). Both interpose munmap for calls from the memif driver and let
+// them proceed only once every polling thread has passed a quiescent point
+// (the driver clears its "connected" flag first, so no new burst starts on
+// the old rings).
 #pragma once
 
 struct rte_rcu_qsbr;
