@@ -157,7 +157,7 @@ void Worker::flush_port(int port) {
   if (!pod_.port_usable(port)) {
     // The peer is gone: what waits for it would never leave.
     for (uint16_t i = 0; i < buffer.count; ++i) {
-      if (buffer.in_chain >> i & 1)
+      if ((buffer.in_chain >> i) & 1)
         drop_in_chain(buffer.pkts[i], DropReason::link_down);
       else
         drop(buffer.pkts[i], DropReason::link_down);
