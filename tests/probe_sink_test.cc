@@ -96,8 +96,8 @@ TEST(ProbeSink, HoldsHistogramsForTheLastSlotsOnly) {
 }
 
 TEST(ProbeSink, AProbeSentInTheFutureCountsNoLaterThanTheSlotAfterNow) {
-  rte_mempool* pool = nfv::test::test_pool("sink_forged");
-  const uint16_t port = ring_port("net_ring_sink_forged", pool);
+  rte_mempool* pool = nfv::test::test_pool("sink_fut");
+  const uint16_t port = ring_port("net_ring_sink_fut", pool);
   const WallClock clock;
   SinkPlan plan;
   plan.chain_names = {"video"};
