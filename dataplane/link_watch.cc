@@ -57,7 +57,6 @@ void LinkWatch::reconnect(int port) {
   if (!stopped_[port]) rte_eth_dev_stop(id);
   const int rc = rte_eth_dev_start(id);
   stopped_[port] = rc != 0;
-  ++reconnects_;
   spdlog::debug("port {}: connecting again ({})", pod_.layout.ports[port].name, rc == 0 ? "started" : "server not there yet");
 }
 

@@ -24,8 +24,6 @@ class LinkWatch {
   // Control thread, each period: follows link state, restarts clients.
   void poll(std::chrono::steady_clock::time_point now);
 
-  uint64_t reconnects() const { return reconnects_; }
-
  private:
   void set_usable(int port, bool up, std::chrono::steady_clock::time_point now);
   void reconnect(int port);
@@ -34,7 +32,6 @@ class LinkWatch {
   std::vector<int> watched_;  // memif ports
   std::vector<std::chrono::steady_clock::time_point> down_since_;  // by port; last try for clients
   std::vector<bool> stopped_;  // by port: the last start failed (no server yet)
-  uint64_t reconnects_ = 0;
 };
 
 }  // namespace nfv

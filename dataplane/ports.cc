@@ -5,6 +5,7 @@
 #include <thread>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -32,6 +33,9 @@ void remove_stale_memif_socket(const PortInfo& port) {
   if (port.driver != PortDriverKind::kMemif || port.memif_client || port.memif_socket.empty()) return;
   sockaddr_un address{};
   if (port.memif_socket.size() >= sizeof address.sun_path) return;
+  // Only a socket is ours to remove: connect() to a regular file is refused too.
+  struct stat st{};
+  if (lstat(port.memif_socket.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return;
   address.sun_family = AF_UNIX;
   std::memcpy(address.sun_path, port.memif_socket.c_str(), port.memif_socket.size() + 1);
   const int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);

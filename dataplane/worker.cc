@@ -14,6 +14,7 @@
 
 #include "chain_meta.h"
 #include "header_mark.h"
+#include "memif_unmap_guard.h"
 #include "nsh.h"
 #include "packet_parser.h"
 
@@ -121,12 +122,13 @@ void Worker::hand_to_capture(int port, rte_mbuf** copies, uint16_t n) {
   }
 }
 
-inline void Worker::send_to_port(int port, rte_mbuf* m) {
+inline void Worker::send_to_port(int port, rte_mbuf* m, bool in_chain) {
   TxBuffer& buffer = tx_[port];
   if (buffer.count == TxBuffer::kSize) {
     flush_port(port);
-    if (buffer.count == TxBuffer::kSize) return drop(m, DropReason::tx_full);
+    if (buffer.count == TxBuffer::kSize) return in_chain ? drop_in_chain(m, DropReason::tx_full) : drop(m, DropReason::tx_full);
   }
+  buffer.in_chain |= uint64_t{in_chain} << buffer.count;
   buffer.pkts[buffer.count++] = m;
   buffer.bytes += rte_pktmbuf_pkt_len(m);
 }
@@ -137,6 +139,7 @@ void Worker::send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n, uint64_t 
   const uint16_t room = static_cast<uint16_t>(TxBuffer::kSize - buffer.count);
   const uint16_t take = std::min(room, n);
   std::copy_n(pkts, take, buffer.pkts + buffer.count);
+  if (take != 0) buffer.in_chain |= (~uint64_t{0} >> (64 - take)) << buffer.count;
   buffer.count = static_cast<uint16_t>(buffer.count + take);
   for (uint16_t i = take; i < n; ++i) {
     bytes -= rte_pktmbuf_pkt_len(pkts[i]);
@@ -153,9 +156,15 @@ void Worker::flush_port(int port) {
   if (buffer.count == 0) return;
   if (!pod_.port_usable(port)) {
     // The peer is gone: what waits for it would never leave.
-    for (uint16_t i = 0; i < buffer.count; ++i) drop(buffer.pkts[i], DropReason::link_down);
+    for (uint16_t i = 0; i < buffer.count; ++i) {
+      if ((buffer.in_chain >> i) & 1)
+        drop_in_chain(buffer.pkts[i], DropReason::link_down);
+      else
+        drop(buffer.pkts[i], DropReason::link_down);
+    }
     buffer.count = 0;
     buffer.bytes = 0;
+    buffer.in_chain = 0;
     return;
   }
   const PortRuntime& rt = pod_.ports[port];
@@ -177,6 +186,7 @@ void Worker::flush_port(int port) {
   counters_.ports[port].tx_packets += sent;
   counters_.ports[port].tx_bytes += buffer.bytes - unsent_bytes;
   buffer.bytes = unsent_bytes;
+  buffer.in_chain = sent < 64 ? buffer.in_chain >> sent : 0;
   std::copy(buffer.pkts + sent, buffer.pkts + buffer.count, buffer.pkts);
   buffer.count = static_cast<uint16_t>(buffer.count - sent);
 }
@@ -189,7 +199,7 @@ void Worker::take_default(int port, rte_mbuf* m, DropReason reason) {
   const PortInfo& info = pod_.layout.ports[port];
   if (!info.default_pass) return drop(m, reason);
   counters_.ports[port].default_passed++;
-  send_to_port(info.default_port, m);
+  send_to_port(info.default_port, m, /*in_chain=*/false);
 }
 
 // Decides the chain of one received packet. Returns the chain index for a
@@ -629,7 +639,7 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
       drop_in_chain(pkts[i], DropReason::no_headroom);
       continue;
     }
-    send_to_port(link.port, pkts[i]);
+    send_to_port(link.port, pkts[i], /*in_chain=*/true);
   }
 }
 
@@ -794,6 +804,7 @@ uint64_t Worker::queued_in_owned_instances() const {
 }
 
 void Worker::run() {
+  const MemifGuardWorkerThread memif_guard_worker;
   rte_rcu_qsbr_thread_register(pod_.rcu, static_cast<unsigned>(index_));
   rte_rcu_qsbr_thread_online(pod_.rcu, static_cast<unsigned>(index_));
   pod_.workers_running.fetch_add(1);

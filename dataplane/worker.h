@@ -46,8 +46,10 @@ class Worker {
     static constexpr uint16_t kSize = 2 * kBurstSize;
     uint16_t count = 0;
     uint64_t bytes = 0;  // of the packets held, counted on the way in
+    uint64_t in_chain = 0;  // bit i: pkts[i] is chain traffic (its drops count for its chain)
     rte_mbuf* pkts[kSize];
   };
+  static_assert(TxBuffer::kSize <= 64, "TxBuffer::in_chain holds one bit per packet");
 
   // Where a hop runs: its chain, its stage (1-based hop number) and site.
   struct HopPlace {
@@ -113,7 +115,7 @@ class Worker {
   }
   bool run_instances();
   uint16_t run_instance(int pool, int slot, Instance& instance);
-  [[gnu::always_inline]] inline void send_to_port(int port, rte_mbuf* m);
+  [[gnu::always_inline]] inline void send_to_port(int port, rte_mbuf* m, bool in_chain);
   void send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n, uint64_t bytes);
   void flush_port(int port);
   void flush_all();

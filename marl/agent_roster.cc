@@ -11,7 +11,13 @@ std::string store_text(const std::vector<std::uint8_t>& bytes) { return {bytes.b
 
 std::string to_string(const std::vector<Member>& members) {
   std::string out;
-  for (const Member& m : members) out += (out.empty() ? "" : ",") + std::to_string(m.agent) + ":" + std::to_string(m.incarnation);
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "," + std::string.
+  for (const Member& m : members) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(m.agent);
+    out += ':';
+    out += std::to_string(m.incarnation);
+  }
   return out;
 }
 

@@ -193,7 +193,9 @@ TEST(AnyTrace, GeantAndB4RunHourlyGravityMatricesThroughTheOnlinePolicy) {
         simulate(scenario.model, scenario.test, make_policy("online", {}, {scenario.model, scenario.test->mapping}),
                  place_chains(scenario.model->topology(), 1, Placement::ingress), ForecastSpec{}, 1,
                  [&](const SlotRecord& record) {
-                   if (record.decided) EXPECT_NE(record.reason.find("solved chain by chain"), std::string::npos) << record.reason;
+                   if (record.decided) {
+                     EXPECT_NE(record.reason.find("solved chain by chain"), std::string::npos) << record.reason;
+                   }
                    served.add(record);
                  });
     EXPECT_EQ(summary.slots, 6u);

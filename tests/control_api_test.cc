@@ -163,7 +163,9 @@ TEST(ControlAuth, AnAddressThatKeepsGuessingTheTokenIsRefusedForAWhile) {
   const auto stats = pod.stats();
   EXPECT_GT(chain_stats(stats, "web").in_packets(), 0u);
   for (const auto& hop : stats.hops()) {
-    if (hop.vnf() == "counter") EXPECT_EQ(hop.active_instances(), 2u) << "a refused plan changed the pod";
+    if (hop.vnf() == "counter") {
+      EXPECT_EQ(hop.active_instances(), 2u) << "a refused plan changed the pod";
+    }
   }
   EXPECT_EQ(stats.mempool_in_use_after_close(), 0);
   EXPECT_NE(read_file(pod.stderr_path()).find("control API: refused 127.0.0.1: too many failed attempts"), std::string::npos);

@@ -73,6 +73,27 @@ TEST(PodLifecycle, CheckConfigAndHelpNeedNoHugepages) {
 
 class GracefulStop : public ::testing::TestWithParam<int> {};
 
+// The stale socket a killed memif server leaves is removed at start; a
+// regular file at the socket's path is not a socket, and stays.
+TEST(PodLifecycle, AFileWhereTheMemifSocketGoesIsNeverRemoved) {
+  const std::string dir = make_temp_dir("memiffile");
+  const std::string socket_path = dir + "/in.sock";
+  write_file(socket_path, "not a socket\n");
+  const std::string config = R"(name: memiffile
+sites: [{name: A, lat: 40.78, lon: -73.97}]
+hosted_sites: [A]
+ports:
+  - {name: in, driver: memif, site: A, memif_role: server, memif_socket: )" + socket_path + R"(}
+  - {name: sink, driver: null, site: A, tx_only: true}
+chains:
+  - {name: all, id: 1, ingress_site: A, egress_site: A, egress_port: sink, match: [{}], hops: [{vnf: forward, site: A}]}
+)";
+  PodRun pod = start_pod(dir, "memiffile", config, {"--stop-when-idle-ms", "200"});
+  EXPECT_NE(pod.wait(std::chrono::seconds(30)), 0) << "a memif server cannot listen where a file is\n" << pod.logs();
+  EXPECT_EQ(read_file(socket_path), "not a socket\n") << pod.logs();
+  EXPECT_EQ(pod.logs().find("removed the stale memif socket"), std::string::npos) << pod.logs();
+}
+
 TEST_P(GracefulStop, SignalDrainsWanLinksClosesPortsAndReleasesHugepages) {
   const int signo = GetParam();
   const std::string name = signo == SIGTERM ? "stopterm" : "stopint";

@@ -165,7 +165,9 @@ RateTrace seasonal(std::size_t chains, std::size_t days, std::uint64_t seed) {
     shape.amplitude = 0.6 * shape.mean;
     shape.noise_stddev = 0.05 * shape.mean;
     shape.seed = seed + c;
-    const RateTrace one = diurnal_trace("c" + std::to_string(c), shape, RateUnit::mbit_per_s);
+    std::string name = "c";  // appended, not "c" + ...: GCC 12 warns falsely (-Wrestrict) on operator+
+    name += std::to_string(c);
+    const RateTrace one = diurnal_trace(name, shape, RateUnit::mbit_per_s);
     t.columns.push_back(one.columns[0]);
     if (t.values.empty()) t.values.assign(shape.rows * chains, 0);
     for (std::size_t r = 0; r < shape.rows; ++r) t.values[r * chains + c] = one.values[r];

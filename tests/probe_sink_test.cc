@@ -1,7 +1,8 @@
 // nfv-replay's sink holds a latency histogram for its most recent slots
 // only: however many slots a run has, the histograms held stay at the cap,
 // and a folded slot keeps the percentiles it had. Probes go in through a
-// net_ring port, as a pod would send them.
+// net_ring port, as a pod would send them. A probe whose sent time lies
+// ahead (forged) counts in the slot after now's, so rows stay bounded.
 #include <rte_bus_vdev.h>
 #include <rte_ethdev.h>
 
@@ -92,6 +93,26 @@ TEST(ProbeSink, HoldsHistogramsForTheLastSlotsOnly) {
   EXPECT_EQ(sink.chain_total(1).latency.count(), 501u);
   EXPECT_EQ(sink.slot_histograms(), 2u * plan.slot_histograms);
   EXPECT_EQ(rte_mempool_in_use_count(pool), 0u) << "the sink frees what it receives";
+}
+
+TEST(ProbeSink, AProbeSentInTheFutureCountsNoLaterThanTheSlotAfterNow) {
+  rte_mempool* pool = nfv::test::test_pool("sink_fut");
+  const uint16_t port = ring_port("net_ring_sink_fut", pool);
+  const WallClock clock;
+  SinkPlan plan;
+  plan.chain_names = {"video"};
+  plan.slot_wall_seconds = 1e-3;
+  ProbeSink sink(plan, port, clock);
+  const uint64_t start_ns = clock.to_ns(rte_rdtsc()) - 100'000'000;  // slot 0 began 100 ms ago
+  sink.align_slots(start_ns);
+  // A forged sent time a year ahead: without the cap, 3e10 rows.
+  deliver(sink, port, {probe(pool, 0, 0, start_ns + 365ull * 24 * 3600 * 1'000'000'000)});
+  const uint64_t now_slot = (clock.to_ns(rte_rdtsc()) - start_ns) / kSlotNs;
+  EXPECT_GE(sink.slots(), 100u);
+  EXPECT_LE(sink.slots(), now_slot + 2) << "rows up to the slot after now's, no further";
+  EXPECT_EQ(sink.at(sink.slots() - 1, 0).packets, 1u) << "the probe is counted, in the last row";
+  EXPECT_EQ(sink.chain_total(0).packets, 1u);
+  EXPECT_EQ(rte_mempool_in_use_count(pool), 0u);
 }
 
 }  // namespace

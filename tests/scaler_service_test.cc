@@ -273,8 +273,9 @@ TEST(ScalerService, MarlServesFromItsDirectoryAndSwitchesLiveWithOnline) {
   std::vector<std::string> sequence;
   for (const auto& e : entries) {
     if (sequence.empty() || sequence.back() != e.policy().name()) sequence.push_back(e.policy().name());
-    if (e.policy().name() == "marl" && e.slot() > 0)
+    if (e.policy().name() == "marl" && e.slot() > 0) {
       EXPECT_NE(e.reason().find("site actions"), std::string::npos) << "slot " << e.slot() << ": " << e.reason();
+    }
   }
   EXPECT_EQ(sequence, (std::vector<std::string>{"marl", "online", "marl"}));
 }

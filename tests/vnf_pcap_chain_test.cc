@@ -94,7 +94,9 @@ TEST_P(PcapChain, NatLbRouterOutputHasTranslatedAddressesAndValidChecksums) {
     const std::string in_ep = b[0] + ":" + b_sport + "/" + b[2], out_ep = a[0] + ":" + a_sport + "/" + b[2];
     auto [it, added] = nat_map.emplace(in_ep, out_ep);
     EXPECT_EQ(it->second, out_ep) << "an inside endpoint keeps its mapping";
-    if (added) EXPECT_TRUE(outside_used.insert(out_ep).second) << "two inside endpoints share " << out_ep;
+    if (added) {
+      EXPECT_TRUE(outside_used.insert(out_ep).second) << "two inside endpoints share " << out_ep;
+    }
     EXPECT_EQ(std::stoi(a[7]), std::stoi(b[7]) - 1) << "TTL decremented";
     EXPECT_EQ(a[9], "02:00:00:00:00:fe");
     if (b[1] == vip_addr && b_dport == vip_port && b[2] == (c.proto == "tcp" ? "6" : "17")) {
@@ -133,9 +135,13 @@ TEST_P(PcapChain, NatLbRouterOutputHasTranslatedAddressesAndValidChecksums) {
 
   const auto stats = pod.stats();
   EXPECT_EQ(chain_stats(stats, "outbound").out_packets(), after.size());
-  for (const auto& hop : stats.hops())
-    for (const auto& counter : hop.counters())
-      if (hop.vnf() == "router" && counter.name() == "ttl_expired") EXPECT_EQ(counter.value(), expiring);
+  for (const auto& hop : stats.hops()) {
+    for (const auto& counter : hop.counters()) {
+      if (hop.vnf() == "router" && counter.name() == "ttl_expired") {
+        EXPECT_EQ(counter.value(), expiring);
+      }
+    }
+  }
   EXPECT_EQ(stats.mempool_in_use_after_close(), 0) << "mbuf leak";
 }
 

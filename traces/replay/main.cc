@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,12 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_malloc.h>
 #include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
 
 #include "eal_args.h"
+#include "memif_unmap_guard.h"
 #include "pcap_replayer.h"
 #include "ports.h"
 #include "probe_sink.h"
@@ -115,6 +119,33 @@ struct OpenPorts {
   }
 };
 
+// The memif driver unmaps a hung-up peer's rings from its interrupt thread
+// while the polling loop may be inside rx/tx on them: the unmap waits
+// (memif_unmap_guard.h) until the loop passes its quiescent point.
+class PollingLoopRcu {
+ public:
+  PollingLoopRcu()
+      : rcu_(static_cast<rte_rcu_qsbr*>(rte_zmalloc("replay_rcu", rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE))) {
+    if (!rcu_ || rte_rcu_qsbr_init(rcu_, 1) != 0) throw std::runtime_error("cannot allocate the polling loop's RCU (hugepage memory)");
+    rte_rcu_qsbr_thread_register(rcu_, 0);
+    rte_rcu_qsbr_thread_online(rcu_, 0);
+    nfv::guard_memif_unmaps(rcu_);
+  }
+  ~PollingLoopRcu() {
+    rte_rcu_qsbr_thread_offline(rcu_, 0);
+    nfv::guard_memif_unmaps(nullptr);
+    rte_rcu_qsbr_thread_unregister(rcu_, 0);
+    rte_free(rcu_);
+  }
+  PollingLoopRcu(const PollingLoopRcu&) = delete;
+  PollingLoopRcu& operator=(const PollingLoopRcu&) = delete;
+  void quiescent() { rte_rcu_qsbr_quiescent(rcu_, 0); }
+
+ private:
+  rte_rcu_qsbr* rcu_;
+  const nfv::MemifGuardWorkerThread polling_thread_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,6 +207,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<nfv::TraceGenerator> generator;
     std::unique_ptr<nfv::PcapReplayer> replayer;
     std::unique_ptr<nfv::ProbeSink> sink;
+    std::unique_ptr<PollingLoopRcu> loop_rcu;  // gone before the ports close
     const nfv::WallClock clock;
     try {
       for (const auto& port : plan.layout.ports) {
@@ -187,6 +219,7 @@ int main(int argc, char** argv) {
       if (plan.generator) generator = std::make_unique<nfv::TraceGenerator>(*plan.generator, ports.ids[plan.generator->port], pool, clock);
       if (plan.pcap_replay) replayer = std::make_unique<nfv::PcapReplayer>(*plan.pcap_replay, ports.ids[plan.pcap_replay->port], pool);
       if (plan.sink) sink = std::make_unique<nfv::ProbeSink>(*plan.sink, ports.ids[plan.sink->port], clock);
+      loop_rcu = std::make_unique<PollingLoopRcu>();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "nfv-replay: %s\n", e.what());
       rc = 1;
@@ -231,6 +264,7 @@ int main(int argc, char** argv) {
       std::size_t reported_slot = 0;
       uint64_t next_sink_line_tsc = start_tsc + sink_slot_tsc, sent_all_tsc = 0;
       for (;;) {
+        loop_rcu->quiescent();
         const uint64_t now = rte_rdtsc();
         bool more_to_send = false;
         if (generator) more_to_send = generator->poll(now);

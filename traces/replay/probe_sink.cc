@@ -76,7 +76,9 @@ void ProbeSink::count_probe(uint16_t chain, uint64_t seq, uint64_t sent_ns, uint
   if (!aligned_) align_slots(sent_ns);
   // A chain seen for the first time gets its counters once.
   if (chain >= chain_totals_.size()) chain_totals_.resize(chain + 1u);
-  const std::size_t slot = sent_ns > start_ns_ ? (sent_ns - start_ns_) / slot_ns_ : 0;
+  // No later than the slot after now's: a forged sent_ns must not add rows without end.
+  const std::size_t now_slot = now_ns > start_ns_ ? (now_ns - start_ns_) / slot_ns_ : 0;
+  const std::size_t slot = std::min<std::size_t>(sent_ns > start_ns_ ? (sent_ns - start_ns_) / slot_ns_ : 0, now_slot + 1);
   const uint64_t latency = now_ns > sent_ns ? now_ns - sent_ns : 0;
   Counters& total = chain_totals_[chain];
   SlotCounters& in_slot = cell(slot, chain);
