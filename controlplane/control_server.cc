@@ -149,8 +149,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
 }  // namespace
 
+bool is_read_only_vnf_request(const std::string& request) { return request == "top" || request == "backends"; }
+
 bool is_mutating(const nfv::control::Request& request) {
-  return request.has_apply_plan() || request.has_set_link() || request.has_drain() || request.has_set_policy();
+  return request.has_apply_plan() || request.has_set_link() || request.has_drain() || request.has_set_policy() ||
+         (request.has_vnf() && !is_read_only_vnf_request(request.vnf().request()));
 }
 
 ControlServer::ControlServer(boost::asio::io_context& io, const std::string& address, uint16_t port,

@@ -488,11 +488,8 @@ void build_control(const nfv::config::Control& c, ControlSettings& out) {
     out.max_frame_bytes = c.max_frame_bytes();
   }
   out.tls = TlsFiles{c.tls().cert(), c.tls().key(), c.tls().ca()};
-  if (const std::string missing = missing_tls_file(out.tls); !missing.empty())
-    throw ConfigError("control.tls" + missing, "a PEM file: TLS needs cert, key and ca");
-  if (!out.tls.enabled() && !is_loopback_address(out.listen))
-    throw ConfigError("control.tls", "cert, key and ca files: off loopback (listen " + out.listen +
-                                         ") the control API speaks only mutual TLS");
+  if (const TlsFilesProblem problem = tls_files_problem(out.tls, "control.tls", out.listen, "listen " + out.listen); !problem.message.empty())
+    throw ConfigError(problem.field, problem.message);
 }
 
 }  // namespace
