@@ -114,6 +114,13 @@ TEST_F(ControlApi, BadInputGetsAnErrorReplyAndAClosedConnectionWhileForwardingGo
   expect_error_and_close(port_, std::string("\x00\x00", 2), "truncated frame: 2 of 4 header bytes", true);
   // Stalled mid-frame: the pod gives up after its deadline.
   expect_error_and_close(port_, frame_message(std::string(100, 'x')).substr(0, 50), "truncated frame: 46 of 100 bytes");
+  expect_error_and_close(port_, std::string("\x00", 1), "truncated frame: 1 of 4 header bytes");
+  {
+    // Connected and silent: let go after the first frame's deadline too.
+    RawConnection silent(port_);
+    ASSERT_TRUE(silent.connected());
+    EXPECT_TRUE(silent.closed_by_peer()) << "a connection that never sent a byte is held open";
+  }
   expect_error_and_close(port_, frame_message(std::string("\x0a\xff\xff\xff\xff\xff", 6)), "malformed request");
   expect_error_and_close(port_, frame_message(nfv::control::Request().SerializeAsString() + std::string("\x0a\x01x", 3)),
                          "names no operation");

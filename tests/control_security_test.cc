@@ -51,18 +51,37 @@ TEST(AuthThrottle, AnAddressThatFailedFiveTimesWaitsForItsNextTry) {
   EXPECT_FALSE(throttle.allows("10.0.0.1"));
 }
 
-TEST(AuthThrottle, AFloodOfAddressesDoesNotGrowItsMemoryOrFreeTheOneBlocked) {
+TEST(AuthThrottle, AFloodOfAddressesNeitherGrowsItsMemoryNorFreesTheBlocked) {
   ManualClock clock;
   AuthThrottle throttle({.tries = 1, .refill = 10s, .max_peers = 4}, clock.reader());
   throttle.failed("10.0.0.1");
   clock.now += 1s;
   for (int i = 2; i <= 4; ++i) throttle.failed("10.0.0." + std::to_string(i));
-  EXPECT_FALSE(throttle.allows("10.0.0.1"));
-  // A fifth address: the table is full of blocked ones, so the oldest goes.
+  // The table is full of blocked addresses: an unknown one is refused, and
+  // its failures evict none of them.
+  EXPECT_FALSE(throttle.allows("10.0.0.5"));
+  EXPECT_EQ(throttle.retry_in("10.0.0.5"), 9s) << "until 10.0.0.1 gets its try back";
+  for (int i = 5; i <= 50; ++i) throttle.failed("10.0.0." + std::to_string(i));
+  for (int i = 1; i <= 4; ++i) EXPECT_FALSE(throttle.allows("10.0.0." + std::to_string(i))) << "10.0.0." << i << " freed by the flood";
+  // Once 10.0.0.1 may try again it is no longer blocked, so it makes room.
+  clock.now += 9s;
+  EXPECT_TRUE(throttle.allows("10.0.0.5"));
   throttle.failed("10.0.0.5");
   EXPECT_FALSE(throttle.allows("10.0.0.5"));
-  EXPECT_TRUE(throttle.allows("10.0.0.1")) << "the oldest entry made room";
   EXPECT_FALSE(throttle.allows("10.0.0.4"));
+}
+
+TEST(AuthThrottle, AnIpv6HostCountsByItsSlash64) {
+  ManualClock clock;
+  AuthThrottle throttle({.tries = 2, .refill = 10s, .max_peers = 16}, clock.reader());
+  throttle.failed("2001:db8:1:2::1");
+  throttle.failed("2001:db8:1:2:ffff::7");
+  EXPECT_FALSE(throttle.allows("2001:db8:1:2::99")) << "another address of the same /64";
+  EXPECT_TRUE(throttle.allows("2001:db8:1:3::1")) << "the next /64 is someone else";
+  throttle.failed("::ffff:10.0.0.9");
+  throttle.failed("10.0.0.9");
+  EXPECT_FALSE(throttle.allows("10.0.0.9")) << "IPv4 mapped into IPv6 is the IPv4 address";
+  EXPECT_TRUE(throttle.allows("10.0.0.10"));
 }
 
 TEST(SecretChecks, TokensMatchOnlyWhenEqual) {
