@@ -10,6 +10,7 @@
 
 #include "config_error.h"
 #include "geo_distance.h"
+#include "tls_config.h"
 #include "vnf.h"
 
 namespace nfv {
@@ -487,7 +488,7 @@ void build_control(const nfv::config::Control& c, ControlSettings& out) {
       throw ConfigError("control.max_frame_bytes", "a limit between 1024 and 67108864 bytes");
     out.max_frame_bytes = c.max_frame_bytes();
   }
-  out.tls = TlsFiles{c.tls().cert(), c.tls().key(), c.tls().ca()};
+  out.tls = tls_files(c.tls());
   if (const TlsFilesProblem problem = tls_files_problem(out.tls, "control.tls", out.listen, "listen " + out.listen); !problem.message.empty())
     throw ConfigError(problem.field, problem.message);
 }

@@ -213,8 +213,6 @@ void set_slot_clock(ScalerSetup& setup, double start_unix_s) {
   if (!setup.arrivals) setup.mapping.start_unix_s = start_unix_s;  // no trace: the wall clock is the trace time
 }
 
-TlsFiles tls_files(const config::ControlTls& tls) { return TlsFiles{tls.cert(), tls.key(), tls.ca()}; }
-
 ScalerSetup load_scaler_setup(const std::string& path) {
   ScalerSetup setup;
   setup.source = load_yaml_message(path, setup.config);

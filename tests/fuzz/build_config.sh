@@ -12,7 +12,7 @@ mkdir -p "$objs"
 flags="-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -Wno-deprecated-volatile
   -DNFV_SOURCE_ROOT=\"$root\" $(pkg-config --cflags libdpdk protobuf yaml-cpp fmt pugixml)
   -I$build/proto -I$root/proto -I$root/dataplane -I$root/vnfs -I$root/topologies -I$root/traces -I$root/traces/replay
-  -I$root/scaler -I$root/scaler/service -I$root/predictor"
+  -I$root/scaler -I$root/scaler/service -I$root/predictor -I$root/controlplane"
 sources="tests/fuzz/config_fuzz.cc tests/fuzz/replay_fuzz.cc
   proto/control_decode.cc proto/yaml_message.cc
   dataplane/config_loader.cc dataplane/pod_layout.cc
