@@ -1,7 +1,10 @@
 // Slows down guessing at the control API: each client address may fail
 // authentication (a wrong token, a TLS handshake without a certificate the CA
 // signed) a few times in a row; after that it is refused until time has given
-// it another try (one every `refill`). Used on the control thread only.
+// it another try (one every `refill`). IPv6 addresses count by their /64.
+// When it remembers `max_peers` addresses, all of them blocked, it refuses
+// addresses it does not know until one gets a try back. Used on the control
+// thread only.
 #pragma once
 
 #include <algorithm>
@@ -42,9 +45,11 @@ class AuthThrottle {
   };
   Duration full() const { return limits_.refill * limits_.tries; }
   Duration credit_at(const Peer& p, std::chrono::steady_clock::time_point now) const { return std::min(full(), p.credit + (now - p.at)); }
-  // The peer's credit now (an unknown peer has all its tries).
-  Duration credit_now(const std::string& peer);
-  void forget_refilled();
+  // What a peer's failures count under: its address, or its /64 for IPv6.
+  static std::string key(const std::string& peer);
+  // The credit now of the peer under `key` (an unknown one has all its tries).
+  Duration credit_now(const std::string& key);
+  bool make_room();
 
   Limits limits_;
   Clock clock_;

@@ -68,16 +68,39 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     });
   }
 
+  // A frame's deadline runs from its first byte; the first frame's from the
+  // connection's start, so a peer that connects and stalls is let go too.
+  // Between frames a client may keep its connection idle (nfv-scaler does).
   void read_header() {
     auto self = this->shared_from_this();
-    boost::asio::async_read(stream_, boost::asio::buffer(header_), [self](boost::system::error_code ec, std::size_t n) {
+    if (first_frame_) {
+      first_frame_ = false;
+      arm_deadline();
+      return read_header_rest(0);
+    }
+    boost::asio::async_read(stream_, boost::asio::buffer(header_, 1), [self](boost::system::error_code ec, std::size_t) {
+      if (ec) return;  // a clean close between frames is normal
+      self->arm_deadline();
+      self->read_header_rest(1);
+    });
+  }
+
+  void read_header_rest(std::size_t have) {
+    auto self = this->shared_from_this();
+    boost::asio::async_read(stream_, boost::asio::buffer(header_ + have, sizeof header_ - have),
+                            [self, have](boost::system::error_code ec, std::size_t n) {
       if (ec) {
-        // A clean close between frames is normal; a close inside the header is not.
-        if (n > 0) self->fail("truncated frame: " + std::to_string(n) + " of 4 header bytes");
+        self->deadline_.cancel();
+        // A close before a frame is normal; a close inside the header is not.
+        if (have + n > 0) self->fail("truncated frame: " + std::to_string(have + n) + " of 4 header bytes");
+        else self->close();
         return;
       }
       const uint32_t length = frame_length(self->header_);
-      if (auto error = frame_length_error(length, self->shared_->max_frame_bytes); !error.empty()) return self->fail(error);
+      if (auto error = frame_length_error(length, self->shared_->max_frame_bytes); !error.empty()) {
+        self->deadline_.cancel();
+        return self->fail(error);
+      }
       self->body_.resize(length);
       self->read_body();
     });
@@ -85,7 +108,6 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   void read_body() {
     auto self = this->shared_from_this();
-    arm_deadline();
     boost::asio::async_read(stream_, boost::asio::buffer(body_), [self](boost::system::error_code ec, std::size_t n) {
       self->deadline_.cancel();
       if (ec) {
@@ -142,6 +164,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   boost::asio::steady_timer deadline_;
   std::shared_ptr<ControlServer::Shared> shared_;
   std::string peer_;  // the address; its failures count together whatever the port
+  bool first_frame_ = true;
   unsigned char header_[kFrameHeaderBytes];
   std::vector<unsigned char> body_;
   std::string out_;
@@ -149,8 +172,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
 }  // namespace
 
+bool is_read_only_vnf_request(const std::string& request) { return request == "top" || request == "backends"; }
+
 bool is_mutating(const nfv::control::Request& request) {
-  return request.has_apply_plan() || request.has_set_link() || request.has_drain() || request.has_set_policy();
+  return request.has_apply_plan() || request.has_set_link() || request.has_drain() || request.has_set_policy() ||
+         (request.has_vnf() && !is_read_only_vnf_request(request.vnf().request()));
 }
 
 ControlServer::ControlServer(boost::asio::io_context& io, const std::string& address, uint16_t port,

@@ -56,7 +56,12 @@ class ControlServer {
   uint16_t port_ = 0;
 };
 
-// Whether a request changes the pod (and so needs the token).
+// Whether a VNF-control request only reads an instance ("top", "backends");
+// any other one may change its state.
+bool is_read_only_vnf_request(const std::string& request);
+
+// Whether a request changes the pod (and so needs the token): VNF-control
+// requests included, unless they only read.
 bool is_mutating(const nfv::control::Request& request);
 
 }  // namespace nfv

@@ -56,10 +56,4 @@ ssl::context client_tls_context(const TlsFiles& files, const std::string& field)
   return ctx;
 }
 
-bool is_loopback_address(const std::string& address) {
-  boost::system::error_code ec;
-  const auto ip = boost::asio::ip::make_address(address, ec);
-  return !ec && ip.is_loopback();
-}
-
 }  // namespace nfv

@@ -29,7 +29,6 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   void answer() {
     response_.version(request_.version());
     response_.keep_alive(false);
-    response_.set(http::field::server, "nfv-pod");
     if (request_.method() == http::verb::get && request_.target() == "/metrics") {
       response_.result(http::status::ok);
       response_.set(http::field::content_type, "text/plain; version=0.0.4");

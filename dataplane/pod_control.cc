@@ -200,19 +200,14 @@ std::string Pod::drain(const nfv::control::DrainRequest& request) {
   return "no active instance " + std::to_string(request.instance_id()) + " in " + request.chain() + " hop " + std::to_string(request.hop());
 }
 
-// Requests that only read an instance ("top", "backends") need no token;
-// every other one may change its state.
-static bool reads_only(const std::string& request) { return request == "top" || request == "backends"; }
-
 // Hands a request to the VNF of each matching instance of a hop, draining
 // ones included (they still serve their flows); control thread: instances
 // are created and destroyed only here. A request to the whole hop that
 // changes state stands: the pool hands it to the instances it starts later,
-// so a scaled-out lb knows which backends are down. The control server
-// leaves VNF requests to us.
+// so a scaled-out lb knows which backends are down. The control server has
+// checked the token of those that change state (is_mutating).
 static std::string vnf_request(PodRuntime& pod, int chain, const nfv::control::Request& request, nfv::control::VnfReply* out) {
   const auto& r = request.vnf();
-  if (!reads_only(r.request()) && request.token() != pod.layout.control.token) return "wrong token";
   const int hop = static_cast<int>(r.hop()) - 1;
   const auto& sites = pod.layout.chains[chain].hops[hop].sites;
   for (std::size_t k = 0; k < sites.size(); ++k) {
@@ -224,7 +219,7 @@ static std::string vnf_request(PodRuntime& pod, int chain, const nfv::control::R
       // What the VNF remembered of its flows may no longer hold (chain_fast_path.h):
       // the workers drop their records before the change and again after it,
       // so none made in between survives.
-      const bool changes = !reads_only(r.request());
+      const bool changes = !is_read_only_vnf_request(r.request());
       if (changes) pod.vnf_changes.fetch_add(1, std::memory_order_seq_cst);
       const bool done = pool->slot(s).vnf->control(r.request(), reply);
       if (changes) pod.vnf_changes.fetch_add(1, std::memory_order_seq_cst);
@@ -235,7 +230,7 @@ static std::string vnf_request(PodRuntime& pod, int chain, const nfv::control::R
       i->set_reply(reply);
     }
     // Accepted by the pool's instances (an error returned above).
-    if (!r.instance_id() && !reads_only(r.request())) pool->add_standing_request(r.request());
+    if (!r.instance_id() && !is_read_only_vnf_request(r.request())) pool->add_standing_request(r.request());
   }
   if (out->instances_size() == 0) return "no instance of " + r.chain() + " hop " + std::to_string(r.hop()) + " in this pod";
   return "";

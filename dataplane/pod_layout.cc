@@ -10,6 +10,7 @@
 
 #include "config_error.h"
 #include "geo_distance.h"
+#include "tls_config.h"
 #include "vnf.h"
 
 namespace nfv {
@@ -487,12 +488,9 @@ void build_control(const nfv::config::Control& c, ControlSettings& out) {
       throw ConfigError("control.max_frame_bytes", "a limit between 1024 and 67108864 bytes");
     out.max_frame_bytes = c.max_frame_bytes();
   }
-  out.tls = TlsFiles{c.tls().cert(), c.tls().key(), c.tls().ca()};
-  if (const std::string missing = missing_tls_file(out.tls); !missing.empty())
-    throw ConfigError("control.tls" + missing, "a PEM file: TLS needs cert, key and ca");
-  if (!out.tls.enabled() && !is_loopback_address(out.listen))
-    throw ConfigError("control.tls", "cert, key and ca files: off loopback (listen " + out.listen +
-                                         ") the control API speaks only mutual TLS");
+  out.tls = tls_files(c.tls());
+  if (const TlsFilesProblem problem = tls_files_problem(out.tls, "control.tls", out.listen, "listen " + out.listen); !problem.message.empty())
+    throw ConfigError(problem.field, problem.message);
 }
 
 }  // namespace

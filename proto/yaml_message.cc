@@ -163,7 +163,10 @@ class YamlToMessage {
     std::string names;
     for (int i = 0; i < field->enum_type()->value_count(); ++i)
       if (field->enum_type()->value(i)->number() != 0)
-        names += (names.empty() ? "" : ", ") + config_name(field->enum_type()->value(i));
+      {
+        if (!names.empty()) names += ", ";
+        names += config_name(field->enum_type()->value(i));  // appends: GCC 12 warns falsely on "" + std::string
+      }
     return names;
   }
 

@@ -114,6 +114,13 @@ TEST_F(ControlApi, BadInputGetsAnErrorReplyAndAClosedConnectionWhileForwardingGo
   expect_error_and_close(port_, std::string("\x00\x00", 2), "truncated frame: 2 of 4 header bytes", true);
   // Stalled mid-frame: the pod gives up after its deadline.
   expect_error_and_close(port_, frame_message(std::string(100, 'x')).substr(0, 50), "truncated frame: 46 of 100 bytes");
+  expect_error_and_close(port_, std::string("\x00", 1), "truncated frame: 1 of 4 header bytes");
+  {
+    // Connected and silent: let go after the first frame's deadline too.
+    RawConnection silent(port_);
+    ASSERT_TRUE(silent.connected());
+    EXPECT_TRUE(silent.closed_by_peer()) << "a connection that never sent a byte is held open";
+  }
   expect_error_and_close(port_, frame_message(std::string("\x0a\xff\xff\xff\xff\xff", 6)), "malformed request");
   expect_error_and_close(port_, frame_message(nfv::control::Request().SerializeAsString() + std::string("\x0a\x01x", 3)),
                          "names no operation");
@@ -150,12 +157,21 @@ nfv::control::Request one_hop_plan(const std::string& token, uint32_t instances)
   return plan;
 }
 
-TEST(ControlAuth, AnAddressThatKeepsGuessingTheTokenIsRefusedForAWhile) {
+TEST(ControlAuth, AnAddressThatKeepsGuessingTheTokenIsRefusedForAWhileVnfRequestsIncluded) {
   const std::string dir = make_temp_dir("guess");
   PodRun pod = start_pod(dir, "guesspod", pod_config("guesspod", shared_data("pcaps/zeek/http_bro.org.pcap"), true), {});
   const int port = logged_port(pod, "control API listening on");
   ASSERT_GT(port, 0) << pod.logs();
-  for (int i = 0; i < 5; ++i) expect_error_and_close(port, frame_message(one_hop_plan("guess" + std::to_string(i), 4).SerializeAsString()), "wrong token");
+  for (int i = 0; i < 3; ++i) expect_error_and_close(port, frame_message(one_hop_plan("guess" + std::to_string(i), 4).SerializeAsString()), "wrong token");
+  // A VNF request that changes an instance needs the token too, and a wrong one counts alike.
+  for (int i = 3; i < 5; ++i) {
+    nfv::control::Request vnf;
+    vnf.set_token("guess" + std::to_string(i));
+    vnf.mutable_vnf()->set_chain("web");
+    vnf.mutable_vnf()->set_hop(1);
+    vnf.mutable_vnf()->set_request("reset");
+    expect_error_and_close(port, frame_message(vnf.SerializeAsString()), "wrong token");
+  }
   // The sixth try is not even read: the right token waits too.
   expect_error_and_close(port, frame_message(one_hop_plan("t0ken", 4).SerializeAsString()), "too many failed attempts from 127.0.0.1; try again in");
   pod.process->signal(SIGTERM);

@@ -358,6 +358,10 @@ TEST(ScalerService, ConfigMistakesNameTheField) {
   const std::string no_ca = error_of(base + "backend: pods\npods: [{name: a, control: 'a:1', token: t, sites: [NYCMng], "
                                             "tls: {cert: c.pem, key: k.pem}}]\n");
   EXPECT_NE(no_ca.find("pods[0].tls.ca: expected a PEM file"), std::string::npos) << no_ca;
+  // The scaler sends the pods its token: in plaintext only to loopback.
+  const std::string plain = error_of(base + "backend: pods\npods: [{name: a, control: 'nfv-pod-a:9900', token: t, sites: [NYCMng]}]\n");
+  EXPECT_NE(plain.find("pods[0].tls: expected cert, key and ca files: off loopback (control nfv-pod-a:9900)"), std::string::npos)
+      << plain;
 }
 
 }  // namespace

@@ -53,9 +53,19 @@ ControlClient::ControlClient(const std::string& address, std::string token, cons
   if (tls.enabled()) connection_->tls_context = std::make_unique<boost::asio::ssl::context>(client_tls_context(tls, tls_field));
   const auto colon = address.rfind(':');
   if (colon == std::string::npos) throw std::runtime_error("control address '" + address + "': expected host:port");
+  std::string host = address.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);  // [::1]
+  // Every request carries the token: in plaintext only over loopback.
+  if (!tls.enabled() && !is_loopback_address(host)) {
+    const std::string files = tls_field.empty()           ? "--tls-cert/--tls-key/--tls-ca, or pods[i].tls"
+                              : tls_field.starts_with("--") ? tls_field + "-cert, " + tls_field + "-key and " + tls_field + "-ca"
+                                                            : tls_field + " {cert, key, ca}";
+    throw std::runtime_error("control API at " + address + ": off loopback it speaks only mutual TLS (the token would travel in"
+                             " plaintext); give the TLS files: " + files);
+  }
   tcp::resolver resolver(connection_->io);
   boost::system::error_code ec;
-  const auto endpoints = resolver.resolve(address.substr(0, colon), address.substr(colon + 1), ec);
+  const auto endpoints = resolver.resolve(host, address.substr(colon + 1), ec);
   if (ec) throw std::runtime_error("cannot reach the pod's control API at " + address + ": " + ec.message());
   // Bounded too: a host that drops the SYN would hold a blocking connect for minutes.
   bool done = false;
@@ -69,7 +79,7 @@ ControlClient::ControlClient(const std::string& address, std::string token, cons
     throw std::runtime_error("cannot reach the pod's control API at " + address + ": " + e.what());
   }
   if (ec) throw std::runtime_error("cannot reach the pod's control API at " + address + ": " + ec.message());
-  if (connection_->tls_context) handshake(address.substr(0, colon));
+  if (connection_->tls_context) handshake(host);
 }
 
 void ControlClient::handshake(const std::string& host) {

@@ -167,20 +167,24 @@ ScalerSetup build(ScalerSetup setup) {
     for (int p = 0; p < c.pods_size(); ++p) {
       const std::string field = "pods[" + std::to_string(p) + "]";
       if (c.pods(p).control().empty()) throw std::runtime_error(source.locate(field + ".control", "host:port of its control API"));
-      if (const std::string missing = missing_tls_file(tls_files(c.pods(p).tls())); !missing.empty())
-        throw std::runtime_error(source.locate(field + ".tls" + missing, "a PEM file: TLS needs cert, key and ca"));
+      const std::string& address = c.pods(p).control();
+      const auto colon = address.rfind(':');
+      if (colon == std::string::npos) throw std::runtime_error(source.locate(field + ".control", "host:port of its control API"));
+      // The token goes with every request: only to loopback in plaintext.
+      if (const TlsFilesProblem problem = tls_files_problem(tls_files(c.pods(p).tls()), field + ".tls", address.substr(0, colon),
+                                                        "control " + address);
+          !problem.message.empty())
+        throw std::runtime_error(source.locate(problem.field, problem.message));
       for (int s = 0; s < c.pods(p).sites_size(); ++s)
         if (!topology.find_site(c.pods(p).sites(s)))
           throw std::runtime_error(source.locate(field + ".sites[" + std::to_string(s) + "]",
                                                  "a site of topology " + topology.name + ", no '" + c.pods(p).sites(s) + "'"));
     }
   }
-  if (const std::string missing = missing_tls_file(tls_files(c.control().tls())); !missing.empty())
-    throw std::runtime_error(source.locate("control.tls" + missing, "a PEM file: TLS needs cert, key and ca"));
-  if (c.control().port() > 0 && !tls_files(c.control().tls()).enabled() && !c.control().listen().empty() &&
-      !is_loopback_address(c.control().listen()))
-    throw std::runtime_error(source.locate("control.tls", "cert, key and ca files: off loopback (listen " + c.control().listen() +
-                                                              ") the control API speaks only mutual TLS"));
+  const std::string listen = c.control().listen().empty() ? "127.0.0.1" : c.control().listen();
+  if (const TlsFilesProblem problem = tls_files_problem(tls_files(c.control().tls()), "control.tls", listen, "listen " + listen);
+      (c.control().port() > 0 || tls_files(c.control().tls()).enabled()) && !problem.message.empty())
+    throw std::runtime_error(source.locate(problem.field, problem.message));
   setup.limits.min.assign(topology.sites.size(), 0.0);
   setup.limits.max.assign(topology.sites.size(), 0.0);
   for (int i = 0; i < c.limits_size(); ++i) {
@@ -208,8 +212,6 @@ void set_slot_clock(ScalerSetup& setup, double start_unix_s) {
   setup.start_unix_s = start_unix_s;
   if (!setup.arrivals) setup.mapping.start_unix_s = start_unix_s;  // no trace: the wall clock is the trace time
 }
-
-TlsFiles tls_files(const config::ControlTls& tls) { return TlsFiles{tls.cert(), tls.key(), tls.ca()}; }
 
 ScalerSetup load_scaler_setup(const std::string& path) {
   ScalerSetup setup;

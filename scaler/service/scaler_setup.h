@@ -14,7 +14,7 @@
 #include "scaler.pb.h"
 #include "site_limits.h"
 #include "system_model.h"
-#include "tls_files.h"
+#include "tls_config.h"
 #include "yaml_message.h"
 
 namespace nfv {
@@ -35,8 +35,6 @@ struct ScalerSetup {
 // Reads and checks the file; errors "file:line: field: expected ...".
 ScalerSetup load_scaler_setup(const std::string& path);
 ScalerSetup parse_scaler_setup(const std::string& text, const std::string& file_name);
-// A config's TLS section as the control API's server and client take it.
-TlsFiles tls_files(const config::ControlTls& tls);
 // Slot k runs from `start_unix_s` + k x slot_seconds (the config's start_unix_s, replaced).
 void set_slot_clock(ScalerSetup& setup, double start_unix_s);
 

@@ -2,7 +2,7 @@
 """Renders deploy/k8s with `kubectl kustomize` and checks the objects as a
 cluster would get them: a pod per site with hugepages, memory, IPC_LOCK and
 the node-local memif folder; the token only in a Secret; every port named;
-probes on every container; Services that reach named ports, with Prometheus
+probes on every container, given the TLS files of a mounted Secret; Services that reach named ports, with Prometheus
 annotations on a metrics port; every ConfigMap and Secret a pod names is
 rendered; and each site's pod config passes nfv-pod --check-config.
 
@@ -124,6 +124,16 @@ def main():
             for p in c.get("ports", []):
                 check(p.get("name"), f"{where}: port {p.get('containerPort')} has no name")
                 container_ports.setdefault(name, {})[p.get("name")] = p["containerPort"]
+            # The control API listens off loopback, so over mutual TLS: the
+            # files from a Secret, and the probes' nfvctl told where they are.
+            secret_mounts = {m["mountPath"] for m in c.get("volumeMounts", [])
+                             for v in spec.get("volumes", []) if v["name"] == m["name"] and "secret" in v}
+            tls_env = {e["name"]: e.get("value", "") for e in c.get("env", []) if e["name"].startswith("NFV_TLS_")}
+            check(sorted(tls_env) == ["NFV_TLS_CA", "NFV_TLS_CERT", "NFV_TLS_KEY"],
+                  f"{where}: the probes' nfvctl needs NFV_TLS_CERT, NFV_TLS_KEY and NFV_TLS_CA (the control API speaks TLS)")
+            for env_name, path in tls_env.items():
+                check(any(path.startswith(m + "/") for m in secret_mounts),
+                      f"{where}: {env_name}={path} is not in a mounted Secret")
             for e in c.get("env", []):
                 ref = e.get("valueFrom", {}).get("secretKeyRef")
                 if ref:

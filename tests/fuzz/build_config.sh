@@ -10,9 +10,9 @@ out=$3
 objs=$out.objs
 mkdir -p "$objs"
 flags="-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -Wno-deprecated-volatile
-  -DNFV_SOURCE_ROOT=\"$root\" $(pkg-config --cflags libdpdk protobuf yaml-cpp fmt pugixml openssl)
-  -I$build/proto -I$root/proto -I$root/controlplane -I$root/dataplane -I$root/vnfs -I$root/topologies -I$root/traces -I$root/traces/replay
-  -I$root/scaler -I$root/scaler/service -I$root/predictor"
+  -DNFV_SOURCE_ROOT=\"$root\" $(pkg-config --cflags libdpdk protobuf yaml-cpp fmt pugixml)
+  -I$build/proto -I$root/proto -I$root/dataplane -I$root/vnfs -I$root/topologies -I$root/traces -I$root/traces/replay
+  -I$root/scaler -I$root/scaler/service -I$root/predictor -I$root/controlplane"
 sources="tests/fuzz/config_fuzz.cc tests/fuzz/replay_fuzz.cc
   proto/control_decode.cc proto/yaml_message.cc
   dataplane/config_loader.cc dataplane/pod_layout.cc
@@ -25,8 +25,7 @@ sources="tests/fuzz/config_fuzz.cc tests/fuzz/replay_fuzz.cc
   vnfs/lb_maglev.cc vnfs/aho_corasick.cc vnfs/firewall.cc vnfs/nat.cc vnfs/lb.cc vnfs/router.cc vnfs/ids.cc vnfs/monitor.cc
   vnfs/ratelimit.cc vnfs/tsc_clock.cc
   topologies/csv_table.cc topologies/geo_distance.cc topologies/topology.cc topologies/topology_yaml.cc
-  topologies/sndlib_import.cc topologies/zoo_import.cc
-  controlplane/control_tls.cc"
+  topologies/sndlib_import.cc topologies/zoo_import.cc"
 generated="control pod_stats pod_config plan scaler topology replay_config calibration"
 inputs=$(for s in $sources; do echo "$root/$s"; done; for g in $generated; do echo "$build/proto/$g.pb.cc"; done)
 headers="$build/proto $root/proto $root/controlplane $root/dataplane $root/vnfs $root/topologies $root/traces $root/scaler $root/predictor"
@@ -38,4 +37,4 @@ echo "$inputs" | xargs -P 2 -I{} sh -c '
   clang++ $3 -c "$2" -o "$o"' _ "$objs" {} "$flags" "$headers"
 # This build's objects only: the folder may hold others' (another build folder, a source since renamed).
 exec clang++ -fsanitize=fuzzer,address,undefined $(for i in $inputs; do echo "$objs/$(echo "$i" | tr / _).o"; done) -o "$out" \
-  $(pkg-config --libs libdpdk protobuf yaml-cpp fmt pugixml openssl)
+  $(pkg-config --libs libdpdk protobuf yaml-cpp fmt pugixml)
