@@ -161,12 +161,11 @@ class YamlToMessage {
 
   static std::string enum_names(const FieldDescriptor* field) {
     std::string names;
-    for (int i = 0; i < field->enum_type()->value_count(); ++i)
-      if (field->enum_type()->value(i)->number() != 0)
-      {
-        if (!names.empty()) names += ", ";
-        names += config_name(field->enum_type()->value(i));  // appends: GCC 12 warns falsely on "" + std::string
-      }
+    for (int i = 0; i < field->enum_type()->value_count(); ++i) {
+      if (field->enum_type()->value(i)->number() == 0) continue;
+      if (!names.empty()) names += ", ";
+      names += config_name(field->enum_type()->value(i));  // appends: GCC 12 warns falsely on "" + std::string
+    }
     return names;
   }
 
