@@ -19,7 +19,6 @@ constexpr uint32_t kMaxRecords = 1u << 16;  // a tag holds the index in 16 bits
 constexpr int kTtlOffset = 8, kProtocolOffset = 9, kIpChecksumOffset = 10;
 constexpr int kTcpFlagsOffset = 13, kTcpChecksumOffset = 16, kUdpChecksumOffset = 6;
 
-uint8_t* l3_of(rte_mbuf* m) { return rte_pktmbuf_mtod_offset(m, uint8_t*, FastPathKey::kL3); }
 const uint8_t* l3_of(const rte_mbuf* m) { return rte_pktmbuf_mtod_offset(m, const uint8_t*, FastPathKey::kL3); }
 
 // The TTL and protocol word as checksums see it.
