@@ -278,7 +278,10 @@ nfv::control::Response Pod::handle_request(const nfv::control::Request& request)
   }
   response.set_ok(error.empty());
   response.set_error(error);
-  if (error.empty() && is_mutating(request)) response.set_snapshot_version(snapshot_version_);
+  // snapshot_version shares the payload oneof: a change with its own reply
+  // (a VNF request's per-instance answers) keeps that reply.
+  if (error.empty() && is_mutating(request) && response.payload_case() == nfv::control::Response::PAYLOAD_NOT_SET)
+    response.set_snapshot_version(snapshot_version_);
   return response;
 }
 
