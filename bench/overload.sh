@@ -30,6 +30,8 @@ mkdir -p "$RUN"
 SLOTS=$((REST + SECONDS_OVER + REST))
 export NFV_SHARED_DATA="${NFV_SHARED_DATA:-$HERE/../../shared/data}"
 
+. "$DEMO/../lib/processes.sh"
+. "$DEMO/../lib/capacity_run.sh"
 fill() { sed -e "s|@RUN@|$RUN|g" -e "s|@HERE@|$DEMO|g" -e "s|@SLOTS@|$SLOTS|g" "$@"; }
 for site in nycm chin kscy; do
   { fill "$DEMO/pod-$site.yaml.in"; fill "$DEMO/chains.yaml.in"; } > "$RUN/pod-$site.yaml"
@@ -37,54 +39,23 @@ done
 # The trace: packets/s per slot and chain, from each chain's deployed
 # capacity (its slowest hop: instances x service_rate_pps).
 python3 "$HERE/capacity_trace.py" "$RUN/pod-nycm.yaml" "0.5x$REST" "${FACTOR}x$SECONDS_OVER" "0.5x$REST" > "$RUN/trace.csv"
-cat > "$RUN/replay.yaml" <<YAML
-name: overload-replay
-ports:
-  - {name: to_pod, driver: memif, memif_role: client, memif_socket: $RUN/in.sock}
-  - {name: from_pod, driver: memif, memif_role: client, memif_socket: $RUN/out.sock}
-generator:
-  port: to_pod
-  trace: {csv: $RUN/trace.csv}
-  scale: {slot_wall_seconds: 1, volume_scale: 1}
-  packet_sizes: [{bytes: 128, weight: 1}]
-  flows: 1024
-  zipf_exponent: 0
-  chains:
-    - {column: video, dst_prefix: 10.1.0.0/16}
-    - {column: calls, dst_prefix: 10.2.0.0/16}
-sink: {port: from_pod}
-YAML
+capacity_replay_config overload-replay
 # The scaler as in the demo, its ceiling held at the deployed instances per site.
 fill "$DEMO/scaler.yaml.in" | sed -e "s|^journal: .*|journal: $RUN/journal.jsonl|" > "$RUN/scaler.yaml"
 echo "limits: [{site: NYCMng, max_instances: 5}, {site: CHINng, max_instances: 8}]" >> "$RUN/scaler.yaml"
 
 echo "== overload: the demo's 3 pods, ${REST} slots at 0.5x capacity, ${SECONDS_OVER} at ${FACTOR}x, ${REST} at 0.5x; scaler ceiling = the deployed instances"
 echo "   work dir: $RUN"
-. "$DEMO/../lib/processes.sh"
-pod_pids=()
-for site in kscy chin nycm; do
-  case $site in chin) core=1 ;; *) core=0 ;; esac
-  track_start "$BUILD/dataplane/nfv-pod" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" \
-    --stop-when-idle-ms 60000 --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log"
-  pod_pids+=($!)
-done
-rm -f "$RUN/slot-clock" "$RUN/probe.stop"
-track_start "$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
-  --lead-ms 2000 --start-file "$RUN/slot-clock" --quiet > "$RUN/replay.out" 2> "$RUN/replay.log"
-replay=$!
-track_start "$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --start-at-file "$RUN/slot-clock" \
-  > "$RUN/scaler.out" 2> "$RUN/scaler.log"
-scaler=$!
+rm -f "$RUN/probe.stop"
+start_capacity_run "$SLOTS"
 # Control round trips from before slot 0 to the end: every 20 ms, to each pod and the scaler.
 track_start python3 "$HERE/control_probe.py" "$RUN/control.csv" "$RUN/probe.stop" 20 \
   nycm=127.0.0.1:9920:pod chin=127.0.0.1:9921:pod kscy=127.0.0.1:9922:pod scaler=127.0.0.1:9930:scaler
 probe=$!
 wait "$scaler" || { echo "nfv-scaler failed; logs in $RUN"; exit 1; }
 untrack "$scaler"
-finish "$replay" 60 || { echo "nfv-replay failed; logs in $RUN"; exit 1; }
 touch "$RUN/probe.stop"
 finish "$probe" 10 || true
-for pid in "${pod_pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
-for pid in "${pod_pids[@]}"; do finish "$pid" 30 || { echo "a pod failed; logs in $RUN"; exit 1; }; done
+finish_capacity_run || exit 1
 echo
 python3 "$HERE/overload_report.py" "$RUN" "$REST" "$SECONDS_OVER"

@@ -31,6 +31,8 @@ mkdir -p "$RUN"
 SLOTS=$((MINUTES * 60))
 export NFV_SHARED_DATA="${NFV_SHARED_DATA:-$HERE/../../shared/data}"
 
+. "$DEMO/../lib/processes.sh"
+. "$DEMO/../lib/capacity_run.sh"
 fill() { sed -e "s|@RUN@|$RUN|g" -e "s|@HERE@|$DEMO|g" -e "s|@SLOTS@|$SLOTS|g" "$@"; }
 metrics_port=9940
 for site in nycm chin kscy; do
@@ -41,42 +43,13 @@ for site in nycm chin kscy; do
 done
 # Half the capacity, +-20% over a 20-slot period.
 python3 "$HERE/capacity_trace.py" "$RUN/pod-nycm.yaml" --wiggle 0.2:20 "0.5x$SLOTS" > "$RUN/trace.csv"
-cat > "$RUN/replay.yaml" <<YAML
-name: soak-replay
-ports:
-  - {name: to_pod, driver: memif, memif_role: client, memif_socket: $RUN/in.sock}
-  - {name: from_pod, driver: memif, memif_role: client, memif_socket: $RUN/out.sock}
-generator:
-  port: to_pod
-  trace: {csv: $RUN/trace.csv}
-  scale: {slot_wall_seconds: 1, volume_scale: 1}
-  packet_sizes: [{bytes: 128, weight: 1}]
-  flows: 1024
-  zipf_exponent: 0
-  chains:
-    - {column: video, dst_prefix: 10.1.0.0/16}
-    - {column: calls, dst_prefix: 10.2.0.0/16}
-sink: {port: from_pod}
-YAML
+capacity_replay_config soak-replay
 fill "$DEMO/scaler.yaml.in" > "$RUN/scaler.yaml"
 
 echo "== soak: the demo's 3 pods for $MINUTES min at ~50% load, samples every $SAMPLE_S s, policy switches every $SWITCH_S s"
 echo "   work dir: $RUN"
-. "$DEMO/../lib/processes.sh"
-pod_pids=()
-for site in kscy chin nycm; do
-  case $site in chin) core=1 ;; *) core=0 ;; esac
-  track_start "$BUILD/dataplane/nfv-pod" -l "$core" --log-level=lib.eal:warning -- --config "$RUN/pod-$site.yaml" \
-    --stop-when-idle-ms 60000 --stats-interval-s 0 --stats-json "$RUN/$site.json" > "$RUN/$site.out" 2> "$RUN/$site.log"
-  pod_pids+=($!)
-done
-rm -f "$RUN/slot-clock" "$RUN/driver.stop"
-track_start "$BUILD/traces/replay/nfv-replay" -l 1 --log-level=lib.eal:warning -- --config "$RUN/replay.yaml" --csv "$RUN/replay.csv" \
-  --lead-ms 2000 --start-file "$RUN/slot-clock" --quiet > "$RUN/replay.out" 2> "$RUN/replay.log"
-replay=$!
-track_start "$BUILD/scaler/service/nfv-scaler" --config "$RUN/scaler.yaml" --slots "$SLOTS" --start-at-file "$RUN/slot-clock" \
-  > "$RUN/scaler.out" 2> "$RUN/scaler.log"
-scaler=$!
+rm -f "$RUN/driver.stop"
+start_capacity_run "$SLOTS"
 track_start python3 "$HERE/soak_driver.py" "$RUN/samples.csv" "$RUN/driver.stop" "$SAMPLE_S" "$SWITCH_S" "$RUN/journal.jsonl" 9930 demo \
   --proc "nycm=${pod_pids[2]}" "chin=${pod_pids[1]}" "kscy=${pod_pids[0]}" "scaler=$scaler" "replay=$replay" \
   --metrics nycm=9940 chin=9941 kscy=9942 \
@@ -87,9 +60,7 @@ wait "$scaler" || { echo "nfv-scaler failed; logs in $RUN"; exit 1; }
 untrack "$scaler"
 touch "$RUN/driver.stop"
 finish "$driver" 30 || true
-finish "$replay" 60 || { echo "nfv-replay failed; logs in $RUN"; exit 1; }
-for pid in "${pod_pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
-for pid in "${pod_pids[@]}"; do finish "$pid" 30 || { echo "a pod failed; logs in $RUN"; exit 1; }; done
+finish_capacity_run || exit 1
 echo
 cat "$RUN/driver.out"
 "$BUILD/bench/soak_plot" "$RUN/samples.csv" "$RUN/soak"
