@@ -1,6 +1,11 @@
 #include "eal_args.h"
 
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -23,6 +28,19 @@ std::vector<std::string> complete_eal_args(std::vector<std::string> args, const 
                           has_eal_flag(args, "--block") || has_eal_flag(args, "--no-pci");
   if (!layout.has_pci_ports() && !pci_listed) args.push_back("--no-pci");
   return args;
+}
+
+bool start_eal(const char* program, const std::vector<char*>& eal, const PodLayout& layout) {
+  std::vector<std::string> args = complete_eal_args({eal.begin() + 1, eal.end()}, layout);
+  if (has_eal_flag(args, "--no-huge")) spdlog::warn("running without hugepages because --no-huge was given");
+  std::vector<char*> argv{eal[0]};
+  for (auto& a : args) argv.push_back(a.data());
+  if (rte_eal_init(static_cast<int>(argv.size()), argv.data()) >= 0) return true;
+  std::fprintf(stderr,
+               "%s: EAL init failed (%s). Are hugepages reserved and mounted? Run `./nfv setup` as root, "
+               "or pass --no-huge before -- to run without them.\n",
+               program, rte_strerror(rte_errno));
+  return false;
 }
 
 CommandLine split_command_line(int argc, char** argv) {

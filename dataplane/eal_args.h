@@ -17,6 +17,11 @@ std::vector<std::string> complete_eal_args(std::vector<std::string> args, const 
 
 bool has_eal_flag(const std::vector<std::string>& args, const std::string& flag);
 
+// Starts DPDK's EAL for `program` with the arguments before `--` (eal[0] is
+// argv[0]), completed as above. On failure prints why, with the usual cause
+// (no hugepages) and its remedy, and returns false.
+bool start_eal(const char* program, const std::vector<char*>& eal, const PodLayout& layout);
+
 // A DPDK program's command line split at the first `--`: EAL arguments
 // before it (eal[0] is the program name), the program's own after it; with
 // no `--`, all are the program's. `help` is set by -h or --help anywhere.

@@ -148,20 +148,9 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  std::vector<std::string> eal_args{eal_argv.begin() + 1, eal_argv.end()};
-  eal_args = nfv::complete_eal_args(eal_args, layout);
-  if (nfv::has_eal_flag(eal_args, "--no-huge")) spdlog::warn("running without hugepages because --no-huge was given");
-  std::vector<char*> eal_c{argv[0]};
-  for (auto& a : eal_args) eal_c.push_back(a.data());
   // Sleeps in the idle back-off must wake on time for the WAN delay lines.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-  if (rte_eal_init(static_cast<int>(eal_c.size()), eal_c.data()) < 0) {
-    std::fprintf(stderr,
-                 "nfv-pod: EAL init failed (%s). Are hugepages reserved and mounted? Run `./nfv setup` as root, "
-                 "or pass --no-huge before -- to run without them.\n",
-                 rte_strerror(rte_errno));
-    return 1;
-  }
+  if (!nfv::start_eal("nfv-pod", eal_argv, layout)) return 1;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 

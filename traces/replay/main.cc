@@ -179,16 +179,7 @@ int main(int argc, char** argv) {
   }
   std::fflush(stdout);
 
-  std::vector<std::string> eal_args = nfv::complete_eal_args({eal_argv.begin() + 1, eal_argv.end()}, plan.layout);
-  std::vector<char*> eal_c{argv[0]};
-  for (auto& a : eal_args) eal_c.push_back(a.data());
-  if (rte_eal_init(static_cast<int>(eal_c.size()), eal_c.data()) < 0) {
-    std::fprintf(stderr,
-                 "nfv-replay: EAL init failed (%s). Are hugepages reserved and mounted? Run `./nfv setup` as root, "
-                 "or pass --no-huge before -- to run without them.\n",
-                 rte_strerror(rte_errno));
-    return 1;
-  }
+  if (!nfv::start_eal("nfv-replay", eal_argv, plan.layout)) return 1;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
