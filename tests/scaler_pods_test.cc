@@ -156,11 +156,9 @@ ReplayRun start_clocked_replay(const std::string& dir, const std::string& name) 
 void await_pod_controls(const AbilenePods& pods) {
   const std::string nfvctl = required_env("NFVCTL");
   for (int port = kControlBase; port < kControlBase + 3; ++port) {
-    bool up = false;
-    for (int attempt = 0; attempt < 100 && !up; ++attempt) {
-      up = run_command(nfvctl + " --addr 127.0.0.1:" + std::to_string(port) + " status", 5).exit_code == 0;
-      if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    const bool up = nfv::test::poll_until(
+        [&] { return run_command(nfvctl + " --addr 127.0.0.1:" + std::to_string(port) + " status", 5).exit_code == 0; },
+        std::chrono::seconds(10), std::chrono::milliseconds(100));
     ASSERT_TRUE(up) << "pod control port " << port << "\n" << pods.nycm.logs();
   }
 }
@@ -173,17 +171,15 @@ std::string scaler_nfvctl() {
 // Polls the scaler until its next slot is at least `slot` (at most 60 s); returns that next slot (0: never reached).
 std::uint64_t await_next_slot(std::uint64_t slot) {
   std::uint64_t next = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
-    const CommandResult show = run_command(scaler_nfvctl() + "policy show", 5);
-    const auto at = show.output.find("next slot ");
-    if (show.exit_code == 0 && at != std::string::npos) {
-      next = std::stoull(show.output.substr(at + 10));
-      if (next >= slot) return next;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return 0;
+  const bool reached = nfv::test::poll_until(
+      [&] {
+        const CommandResult show = run_command(scaler_nfvctl() + "policy show", 5);
+        const auto at = show.output.find("next slot ");
+        if (show.exit_code == 0 && at != std::string::npos) next = std::stoull(show.output.substr(at + 10));
+        return next >= slot;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(100));
+  return reached ? next : 0;
 }
 
 // Stops the pods once the replay and the scaler are done; every mbuf must be back.

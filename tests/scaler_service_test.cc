@@ -16,6 +16,7 @@
 #include <iterator>
 #include <thread>
 
+#include "support/bounded_wait.h"
 #include "drl_trainer.h"
 #include "marl_trainer.h"
 #include "journal.h"
@@ -33,7 +34,7 @@ void write(const std::string& path, const std::string& text) { std::ofstream(pat
 
 // Polls the running service's slot counter, 30 s at most.
 void wait_for_slot(const ScalerService& service, std::uint64_t slot) {
-  for (int i = 0; i < 3000 && service.next_slot() < slot; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  nfv::test::poll_until([&] { return service.next_slot() >= slot; }, std::chrono::seconds(30));
   ASSERT_GE(service.next_slot(), slot) << "the scaler did not reach slot " << slot << " in 30 s";
 }
 
