@@ -1,6 +1,7 @@
 // The DRL policy's parts: the sum tree and the replay buffer (capacity,
 // uniform and prioritized sampling, importance weights), the layout's
-// actions (a teacher's plan survives the round trip), the networks on
+// actions (a teacher's plan survives the round trip; the residual mode's
+// zero action is online's plan), the networks on
 // topologies of different sizes, checkpoints (bit-identical round trip,
 // another topology), and determinism per seed.
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "drl_layout.h"
 #include "drl_policy.h"
@@ -21,6 +23,7 @@
 #include "environment.h"
 #include "featurizer.h"
 #include "replay_buffer.h"
+#include "residual_plan.h"
 #include "scaler_cases.h"
 #include "sum_tree.h"
 #include "td3_agent.h"
@@ -167,6 +170,53 @@ TEST(DrlLayout, ATeachersPlanSurvivesTheRoundTripThroughActions) {
   EXPECT_GT(same, pools * 99 / 100) << same << " of " << pools << " pools";
 }
 
+// Plans as (chain, hop, site) -> (instances, split), bit for bit.
+std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::pair<std::int32_t, double>> pools_of(const Plan& plan) {
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::pair<std::int32_t, double>> out;
+  for (const PoolPlan& p : plan.pools) out[{p.chain, p.hop, p.site}] = {p.instances, p.split};
+  return out;
+}
+
+TEST(ResidualPlanner, TheZeroActionIsOnlinesPlanExactlyAndAChainsActionScalesThatChainAlone) {
+  ActionScale scale;
+  scale.base = ActionBase::online;
+  scale.kappa = std::log(2.0);
+  System system(test::abilene_scenario(200), scale);
+  const SystemModel& model = *system.model;
+  const DrlLayout& layout = *system.layout;
+  ActionDecoder decoder(system.model, DecoderSettings{});
+  const ResidualPlanner planner(layout, decoder);
+  auto online = make_policy("online", {}, PolicyContext(system.model, system.scenario.test->mapping));
+  ScalerEnvironment env(system.model, system.scenario.test, place_chains(model.topology(), 1, Placement::ingress));
+  env.reset(EpisodeSpec{0, 200, 24});
+  std::vector<float> zero(layout.actions(), 0.0F), up(layout.actions(), 0.0F);
+  // The largest chain by its mean rate over the slots: doubled, it grows.
+  std::size_t big = 0;
+  for (std::size_t c = 0; c < model.chains(); ++c)
+    if (system.scenario.test->slot(200)[c] > system.scenario.test->slot(200)[big]) big = c;
+  for (std::size_t k = layout.chain_begin()[big]; k < layout.chain_begin()[big + 1]; ++k) up[2 * k] = 1.0F;
+  std::size_t slots = 0;
+  while (!env.done()) {
+    const Forecast forecast = persistence_forecast(env.observation(), 3);
+    const Plan base = online->decide(env.observation(), forecast);
+    const Plan same = planner.plan(zero, base, &env.observation().plan);
+    ASSERT_EQ(pools_of(same), pools_of(base)) << "slot " << slots;
+    const Plan doubled = planner.plan(up, base, &env.observation().plan);
+    std::int64_t before = 0, after = 0;
+    for (const PoolPlan& p : base.pools) before += p.chain == big ? p.instances : 0;
+    for (const PoolPlan& p : doubled.pools) after += p.chain == big ? p.instances : 0;
+    EXPECT_EQ(after, 2 * before) << "slot " << slots;
+    auto others = [&](const Plan& plan) {
+      auto pools = pools_of(plan);
+      std::erase_if(pools, [&](const auto& entry) { return std::get<0>(entry.first) == big; });
+      return pools;
+    };
+    EXPECT_EQ(others(doubled), others(base)) << "slot " << slots;
+    env.step(same);
+    ++slots;
+  }
+  EXPECT_GT(slots, 10U);
+}
 
 // A batch of random chain samples for `shape`, as the replay would give.
 TransitionBatch random_batch(const DrlLayout& layout, std::size_t samples, std::uint64_t seed) {
@@ -293,6 +343,44 @@ TEST(DrlTrainer, TheSameSeedGivesTheSameRun) {
   EXPECT_EQ(first.first, again.first);
   EXPECT_EQ(first.second, again.second);
   EXPECT_NE(first.first, other.first);
+}
+
+TEST(DrlTrainer, AResidualRunsCheckpointServesTheSameModeWithItsOnlineParameters) {
+  const Scenario scenario = test::abilene_scenario(200);
+  DrlTrainSettings s = tiny_training(2);
+  s.imitation = false;
+  s.scale.base = ActionBase::online;
+  s.scale.kappa = std::log(2.0);
+  s.agent.bc_to_zero = true;
+  s.teacher = {{"window", "3"}};
+  s.out = testing::TempDir() + "drl_residual.pt";
+  DrlTrainer trainer(scenario.model, scenario.train, s);
+  trainer.run();
+  const PolicyContext context(scenario.model, scenario.test->mapping);
+  GuardSettings none;
+  none.policy = "none";
+  const auto policy = load_drl_policy(s.out, context, none);
+  EXPECT_EQ(policy->serving().scale.base, ActionBase::online);
+  EXPECT_DOUBLE_EQ(policy->serving().scale.kappa, std::log(2.0));
+  EXPECT_EQ(policy->serving().base_params, (PolicyParams{{"window", "3"}}));
+  EXPECT_EQ(serving_numbers(policy->serving()), serving_numbers(trainer.serving()));
+  CheckpointExtras none_wanted;
+  const auto agent = Td3Agent::load(s.out, trainer.agent().shape(), none_wanted);
+  EXPECT_TRUE(agent->settings().bc_to_zero);
+  // It serves: the plan runs online's (with its parameters) and names the mode.
+  ScalerEnvironment env(scenario.model, scenario.test, place_chains(scenario.model->topology(), 1, Placement::ingress));
+  env.reset(EpisodeSpec{0, 50, 2});
+  const Plan plan = policy->decide(env.observation(), persistence_forecast(env.observation(), 3));
+  EXPECT_GT(plan.total_instances(), 0);
+  EXPECT_NE(policy->explain().find("residual on online"), std::string::npos) << policy->explain();
+  // A forecast-based checkpoint keeps its mode, and one made before the mode existed (9 numbers) reads as it.
+  DrlServing old;
+  std::vector<double> numbers = serving_numbers(old);
+  EXPECT_EQ(serving_from_numbers(numbers, "ewma").scale.base, ActionBase::forecast);
+  numbers.pop_back();
+  EXPECT_EQ(serving_from_numbers(numbers, "ewma").scale.base, ActionBase::forecast);
+  std::filesystem::remove(s.out);
+  std::filesystem::remove(s.out + ".best");
 }
 
 // A system with a known answer: one chain on two sites whose traffic jumps

@@ -8,6 +8,14 @@
 
 namespace nfv {
 
+const char* action_base_name(ActionBase base) { return base == ActionBase::online ? "online" : "forecast"; }
+
+ActionBase parse_action_base(const std::string& what, const std::string& text) {
+  if (text == "forecast") return ActionBase::forecast;
+  if (text == "online") return ActionBase::online;
+  throw std::invalid_argument(what + ": expected forecast or online, got '" + text + "'");
+}
+
 DrlLayout::DrlLayout(std::shared_ptr<const SystemModel> model, const Featurizer& featurizer, ActionScale scale,
                      const std::vector<std::uint8_t>& pools)
     : model_(std::move(model)), scale_(scale), chains_(model_->chains()),

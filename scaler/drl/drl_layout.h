@@ -16,12 +16,15 @@
 // the cheapest site within the SLA. The network learns how far to move
 // from it: how much headroom, and where. Acting relative to the forecast
 // keeps its job the same on any trace volume and topology.
+// With base online the zero action is instead the online policy's plan for
+// the slot, and the agent learns a residual on it (residual_plan.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "featurizer.h"
@@ -30,6 +33,10 @@
 
 namespace nfv {
 
+// What the agent's zero action plans: the forecast with headroom at the
+// cheapest site (above), or the online policy's plan for the slot.
+enum class ActionBase { forecast, online };
+
 struct ActionScale {
   double kappa = 1.3862943611198906;  // ln 4: a in [-1, 1] spans a quarter to four times the base
   double logit_range = 4;
@@ -37,7 +44,12 @@ struct ActionScale {
   double headroom = 1.1;              // the base plan's instances per instance of forecast need
   std::size_t sites_per_hop = 4;      // candidate sites per hop: those nearest the chain's route (0: all)
   bool learn_split = false;           // false: the split follows the prior alone and b is ignored
+  ActionBase base = ActionBase::forecast;
 };
+
+// "forecast" | "online" and back (std::invalid_argument naming `what` otherwise).
+const char* action_base_name(ActionBase base);
+ActionBase parse_action_base(const std::string& what, const std::string& text);
 
 class DrlLayout {
  public:
@@ -46,6 +58,7 @@ class DrlLayout {
   DrlLayout(std::shared_ptr<const SystemModel> model, const Featurizer& featurizer, ActionScale scale = {},
             const std::vector<std::uint8_t>& pools = {});
 
+  const SystemModel& model() const { return *model_; }
   std::size_t pools() const { return pool_.size(); }  // candidate pools
   std::size_t chains() const { return chains_; }
   std::size_t pool_features() const { return pool_features_; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <stdexcept>
 
 namespace nfv {
@@ -10,12 +11,20 @@ namespace nfv {
 std::vector<double> serving_numbers(const DrlServing& serving) {
   return {static_cast<double>(serving.horizon), serving.scale.kappa, serving.scale.logit_range,
           static_cast<double>(serving.max_instances_per_pool), serving.reward_scale, serving.scale.need_floor,
-          serving.scale.headroom, static_cast<double>(serving.scale.sites_per_hop), serving.scale.learn_split ? 1.0 : 0.0};
+          serving.scale.headroom, static_cast<double>(serving.scale.sites_per_hop), serving.scale.learn_split ? 1.0 : 0.0,
+          static_cast<double>(serving.scale.base)};
 }
 
-DrlServing serving_from_numbers(const std::vector<double>& numbers, const std::string& forecast) {
-  if (numbers.size() != 9)
-    throw std::runtime_error("serving settings of " + std::to_string(numbers.size()) + " numbers, expected 9");
+std::string base_params_text(const PolicyParams& params) {
+  std::string text;
+  for (const auto& [key, value] : params) text += key + "=" + value + "\n";
+  return text;
+}
+
+DrlServing serving_from_numbers(const std::vector<double>& numbers, const std::string& forecast,
+                                const std::string& base_params) {
+  if (numbers.size() != 9 && numbers.size() != 10)
+    throw std::runtime_error("serving settings of " + std::to_string(numbers.size()) + " numbers, expected 10");
   DrlServing serving;
   serving.horizon = static_cast<std::size_t>(numbers[0]);
   serving.scale.kappa = numbers[1];
@@ -26,7 +35,14 @@ DrlServing serving_from_numbers(const std::vector<double>& numbers, const std::s
   serving.scale.headroom = numbers[6];
   serving.scale.sites_per_hop = static_cast<std::size_t>(numbers[7]);
   serving.scale.learn_split = numbers[8] != 0;
+  if (numbers.size() > 9) {
+    if (numbers[9] != 0 && numbers[9] != 1) throw std::runtime_error("serving settings: an unknown action base");
+    serving.scale.base = numbers[9] != 0 ? ActionBase::online : ActionBase::forecast;
+  }
   serving.forecast = forecast;
+  std::istringstream lines(base_params);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) add_named_param("the base policy's parameters", line, serving.base_params);
   return serving;
 }
 
@@ -70,8 +86,9 @@ DrlPolicy::DrlPolicy(const PolicyContext& context, std::shared_ptr<const Td3Agen
                      GuardSettings guard, const std::vector<std::uint8_t>& pools)
     : model_(context.model), agent_(std::move(agent)), serving_(std::move(serving)), guard_settings_(std::move(guard)),
       featurizer_(model_, context.mapping, serving_.horizon), layout_(model_, featurizer_, serving_.scale, pools),
-      decoder_(model_, decoder_settings(serving_, pools)) {
+      decoder_(model_, decoder_settings(serving_, pools)), residual_(layout_, decoder_) {
   if (!agent_) throw std::invalid_argument("policy drl: no agent");
+  if (serving_.scale.base == ActionBase::online) base_ = make_policy("online", serving_.base_params, context);
   const AgentShape& shape = agent_->shape();
   if (shape.pools != layout_.pools() || shape.chains != layout_.chains() ||
       shape.pool_features != layout_.pool_features() || shape.global_features != layout_.global_features())
@@ -92,6 +109,7 @@ DrlPolicy::DrlPolicy(const PolicyContext& context, std::shared_ptr<const Td3Agen
 
 void DrlPolicy::reset() {
   if (guard_) guard_->reset();
+  if (base_) base_->reset();
   held_ = 0;
   explanation_.clear();
   details_ = {};
@@ -110,8 +128,12 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
                                   model_->service_rate_pps(model_->pool_index().hop_number(c, 0));
     value += values_[c] * size;
   }
-  layout_.to_decoder(actions_, observation, forecast, instances_, logits_);
-  agent_plan_ = decoder_.decode(instances_, layout_.decoder_logits(logits_), &observation.plan);
+  if (base_) {
+    agent_plan_ = residual_.plan(actions_, base_->decide(observation, forecast), &observation.plan);
+  } else {
+    layout_.to_decoder(actions_, observation, forecast, instances_, logits_);
+    agent_plan_ = decoder_.decode(instances_, layout_.decoder_logits(logits_), &observation.plan);
+  }
 
   details_ = {};
   details_.present = true;
@@ -127,8 +149,8 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
   }
 
   char text[200];
-  std::snprintf(text, sizeof text, "drl: %lld instances, value %.4g", static_cast<long long>(agent_plan_.total_instances()),
-                details_.value);
+  std::snprintf(text, sizeof text, "drl%s: %lld instances, value %.4g", base_ ? " (residual on online)" : "",
+                static_cast<long long>(agent_plan_.total_instances()), details_.value);
   explanation_ = text;
   if (!guard_) return agent_plan_;
 
@@ -196,7 +218,13 @@ std::unique_ptr<DrlPolicy> load_drl_policy(const std::string& checkpoint, const 
   DrlServing serving;
   try {
     serving = serving_from_numbers(wanted.numbers[0].second, wanted.text[0].second);
-  } catch (const std::runtime_error& e) {
+    if (serving.scale.base == ActionBase::online) {
+      // Only such checkpoints hold the base policy's parameters.
+      CheckpointExtras base{{{"base_params", {}}}, {}};
+      Td3Agent::read_extras(checkpoint, base);
+      serving = serving_from_numbers(wanted.numbers[0].second, wanted.text[0].second, base.text[0].second);
+    }
+  } catch (const std::exception& e) {
     throw std::runtime_error(checkpoint + ": " + e.what());
   }
   const Featurizer featurizer(context.model, context.mapping, serving.horizon);

@@ -1,7 +1,9 @@
 // `drl`: the TD3 agent (td3_agent.h) as a scaler policy. Each slot it
 // featurizes the observation and the forecast, runs the actor on the
 // candidate pools, turns the actions into decoder inputs (drl_layout.h) and
-// decodes them into a valid plan. A guard then falls back to another policy
+// decodes them into a valid plan; an agent trained on the online policy's
+// plans (ActionBase::online) runs that policy for the slot and applies its
+// actions as a residual on the plan (residual_plan.h). A guard then falls back to another policy
 // (online by default) for the slot when
 //   - the plan leaves the forecast under-served: the traffic each pool's
 //     split sends it beyond what its instances serve, added over all pools,
@@ -28,6 +30,7 @@
 #include "drl_layout.h"
 #include "featurizer.h"
 #include "policy.h"
+#include "residual_plan.h"
 #include "td3_agent.h"
 
 namespace nfv {
@@ -39,13 +42,18 @@ struct DrlServing {
   std::uint32_t max_instances_per_pool = 64;
   double reward_scale = 1;  // cost units per reward unit (the value estimate in cost)
   std::string forecast;     // what the agent trained with, e.g. "ewma:alpha=0.5"
+  PolicyParams base_params; // the online policy's, when scale.base is online
 };
 
-// The serving settings as the checkpoint stores them, and back (the horizon
-// and forecast of a DrlServing come back too; throws std::runtime_error on
-// a list of the wrong size).
+// The serving settings as the checkpoint stores them, and back (the horizon,
+// forecast and base parameters of a DrlServing come back too; throws
+// std::runtime_error on a list of the wrong size). A checkpoint made before
+// the action base existed holds one number less: its base is the forecast.
 std::vector<double> serving_numbers(const DrlServing& serving);
-DrlServing serving_from_numbers(const std::vector<double>& numbers, const std::string& forecast);
+DrlServing serving_from_numbers(const std::vector<double>& numbers, const std::string& forecast,
+                                const std::string& base_params = "");
+// The base policy's parameters as the checkpoint's text: KEY=VALUE lines.
+std::string base_params_text(const PolicyParams& params);
 
 struct GuardSettings {
   std::string policy = "online";  // "none": the agent's plan always
@@ -81,6 +89,8 @@ class DrlPolicy final : public Policy {
   DrlLayout layout_;
   ActionDecoder decoder_;
   std::unique_ptr<Policy> guard_;
+  std::unique_ptr<Policy> base_;  // the plan the actions are a residual on (ActionBase::online)
+  ResidualPlanner residual_;
   std::vector<float> all_rows_, rows_, global_, actions_, instances_, logits_, values_;
   Plan agent_plan_;
   std::string explanation_;

@@ -44,12 +44,13 @@ struct DrlTrainer::State {
           d.max_instances_per_pool = s.max_instances_per_pool;
           return d;
         }()),
-        transitions(layout.chain_begin(), layout.pool_features(), layout.global_features()),
+        residual(layout, decoder), transitions(layout.chain_begin(), layout.pool_features(), layout.global_features()),
         replay(transitions.floats(), s.replay, layout.chains()) {}
 
   Featurizer featurizer;
   DrlLayout layout;
   ActionDecoder decoder;
+  ResidualPlanner residual;
   TransitionLayout transitions;
   ReplayBuffer replay;
   std::unique_ptr<VectorEnvironment> envs;
@@ -59,6 +60,7 @@ struct DrlTrainer::State {
   std::vector<float> actions, instances, logits, reward, record;
   std::vector<float> noise;  // exploration noise per action, carried from slot to slot
   std::vector<Plan> plans;
+  std::vector<Plan> base_plans;  // per environment, the teacher's plan the actions are a residual on
   std::vector<double> episode_cost;
   std::vector<double> recent_cost;  // mean cost per slot of finished episodes
   FeatureStatistics pool_stats, global_stats;
@@ -75,6 +77,8 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
   if (!model_ || !all_) throw std::invalid_argument("DRL training: no system or no training rows");
   if (s.envs == 0 || s.batch == 0 || s.horizon == 0)
     throw std::invalid_argument("DRL training: --envs, --batch and --horizon must be > 0");
+  if (s.imitation && s.scale.base == ActionBase::online)
+    throw std::invalid_argument("DRL training: --imitation with --base online (the zero action is online's plan already)");
   const std::size_t rows = all_->slots();
   const std::size_t day = daily_period_slots(all_->mapping.step_seconds);
   const std::size_t validation = s.validation_slots > 0 ? s.validation_slots : std::min(2 * day, rows / 4);
@@ -130,6 +134,7 @@ DrlTrainer::DrlTrainer(std::shared_ptr<const SystemModel> model, std::shared_ptr
   st.reward.resize(K * model_->chains());
   st.record.resize(st.transitions.floats());
   st.plans.resize(K);
+  st.base_plans.resize(K);
   st.episode_cost.assign(K, 0.0);
 }
 
@@ -145,6 +150,7 @@ DrlServing DrlTrainer::make_serving() const {
   for (const Site& site : model_->topology().sites) price += site.operating_price;
   serving.reward_scale = price > 0 ? price / static_cast<double>(model_->sites()) : 1.0;
   serving.forecast = forecast_spec_text(settings_.forecast);
+  if (settings_.scale.base == ActionBase::online) serving.base_params = settings_.teacher;
   return serving;
 }
 
@@ -217,8 +223,16 @@ void DrlTrainer::collect(bool teacher, bool explore) {
           }
     }
   }
+  const bool residual = settings_.scale.base == ActionBase::online;
+  if (residual)  // serially, as above
+    for (std::size_t k = 0; k < K; ++k)
+      st.base_plans[k] = st.teachers[k]->decide((*st.envs)[k].observation(), (*st.envs)[k].forecast());
   st.envs->for_each([&](std::size_t k) {
     const ScalerEnvironment& env = (*st.envs)[k];
+    if (residual) {
+      st.plans[k] = st.residual.plan(std::span(st.actions).subspan(k * A, A), st.base_plans[k], &env.observation().plan);
+      return;
+    }
     const std::span<float> instances(st.instances.data() + k * P, P), logits(st.logits.data() + k * P, P);
     st.layout.to_decoder(std::span(st.actions).subspan(k * A, A), env.observation(), env.forecast(), instances, logits);
     st.plans[k] = st.decoder.decode(instances, st.layout.decoder_logits(logits), &env.observation().plan);
@@ -418,6 +432,7 @@ void DrlTrainer::save(const std::string& path) const {
   CheckpointExtras extras;
   const DrlServing serving = this->serving();
   extras.text = {{"forecast", serving.forecast}, {"config", settings_.config_text}, {"replay", replay_summary().describe()}};
+  if (serving.scale.base == ActionBase::online) extras.text.emplace_back("base_params", base_params_text(serving.base_params));
   const ReplaySummary replay = replay_summary();
   std::vector<double> curve;
   for (const DrlCurvePoint& p : curve_)
@@ -439,9 +454,12 @@ void DrlTrainer::resume(const std::string& checkpoint) {
   wanted.numbers = {{"serving", {}}, {"counters", {}}, {"curve", {}}};
   wanted.text = {{"forecast", {}}};
   auto agent = Td3Agent::load(checkpoint, agent_shape(state_->layout), wanted, /*optimizer=*/true, settings_.agent.device);
-  if (wanted.numbers[0].second != serving_numbers(serving()) || wanted.text[0].second != serving().forecast)
+  // Read back first: a checkpoint made before the action base existed holds one number less.
+  if (serving_numbers(serving_from_numbers(wanted.numbers[0].second, wanted.text[0].second)) != serving_numbers(serving()) ||
+      wanted.text[0].second != serving().forecast)
     throw std::runtime_error(checkpoint + ": trained with another horizon, forecast or action layout than this "
-                             "command line gives (--horizon, --forecast, --headroom, --sites-per-hop, --learn-split): "
+                             "command line gives (--horizon, --forecast, --base, --residual-range, --headroom, --sites-per-hop, "
+                             "--learn-split): "
                              "give the same");
   const std::vector<double>& counters = wanted.numbers[1].second;
   const std::vector<double>& curve = wanted.numbers[2].second;

@@ -259,7 +259,8 @@ UpdateStats Td3Agent::update(const TransitionBatch& batch, bool actor) {
     if (settings_.bc_alpha > 0) {
       const torch::Tensor lambda = settings_.bc_alpha / q.abs().mean().detach().clamp_min(1e-6);
       // A chain's actions are one action vector: squared distances summed over its pools, averaged over chains.
-      const torch::Tensor bc = ((pi - a).pow(2) * mask.unsqueeze(-1)).sum() / static_cast<double>(B);
+      const torch::Tensor anchor = settings_.bc_to_zero ? torch::zeros_like(a) : a;
+      const torch::Tensor bc = ((pi - anchor).pow(2) * mask.unsqueeze(-1)).sum() / static_cast<double>(B);
       actor_loss = -lambda * q.mean() + bc;
     } else {
       actor_loss = -q.mean();
@@ -301,7 +302,8 @@ void Td3Agent::save(const std::string& path, const CheckpointExtras& extras) con
   const AgentSettings& a = settings_;
   archive.write("settings", numbers_tensor({double(shape_.pool_features), double(shape_.global_features), double(a.hidden),
                                             a.gamma, a.actor_lr, a.critic_lr, a.tau, double(a.policy_delay),
-                                            a.target_noise, a.noise_clip, double(seed_), double(updates_), a.bc_alpha}));
+                                            a.target_noise, a.noise_clip, double(seed_), double(updates_), a.bc_alpha,
+                                            a.bc_to_zero ? 1.0 : 0.0}));
   archive.write("pool_statistics", numbers_tensor(pool_stats_.to_numbers()));
   archive.write("global_statistics", numbers_tensor(global_stats_.to_numbers()));
   write_extras(archive, extras);
@@ -317,7 +319,9 @@ std::unique_ptr<Td3Agent> Td3Agent::load(const std::string& path, AgentShape sha
     torch::Tensor settings_tensor;
     archive.read("settings", settings_tensor);
     const std::vector<double> v = tensor_numbers(settings_tensor);
-    if (v.size() != 13) throw std::runtime_error("settings hold " + std::to_string(v.size()) + " numbers, expected 13");
+    // 13: made before the BC anchor could be the zero action.
+    if (v.size() != 13 && v.size() != 14)
+      throw std::runtime_error("settings hold " + std::to_string(v.size()) + " numbers, expected 14");
     if (static_cast<std::size_t>(v[0]) != shape.pool_features || static_cast<std::size_t>(v[1]) != shape.global_features)
       throw std::runtime_error("trained on " + std::to_string(static_cast<std::size_t>(v[0])) + " pool and " +
                                std::to_string(static_cast<std::size_t>(v[1])) + " global features; this system has " +
@@ -333,6 +337,7 @@ std::unique_ptr<Td3Agent> Td3Agent::load(const std::string& path, AgentShape sha
     a.target_noise = v[8];
     a.noise_clip = v[9];
     a.bc_alpha = v[12];
+    a.bc_to_zero = v.size() > 13 && v[13] != 0;
     if (!device.empty()) a.device = device;
     auto agent = std::make_unique<Td3Agent>(std::move(shape), a, static_cast<std::uint64_t>(v[10]));
     agent->updates_ = static_cast<std::uint64_t>(v[11]);

@@ -44,6 +44,11 @@ struct AgentSettings {
   // lambda = bc_alpha / mean |Q|, so it moves away from what was tried only
   // where the critic is sure; 0 = plain TD3.
   double bc_alpha = 2.5;
+  // The BC term's anchor: false, the replayed actions (TD3+BC); true, the
+  // zero action, for a residual agent (ActionBase::online), whose zero is
+  // the plan of a policy known to be good: the actor then leaves that plan
+  // only where the critic's gain outweighs the distance.
+  bool bc_to_zero = false;
   std::string device = "cpu";   // cpu | cuda
 };
 

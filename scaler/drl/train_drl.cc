@@ -38,6 +38,13 @@ training:
   --horizon N            forecast steps in the features (default 3)
   --learn-split          the agent also learns each hop's split over its sites
                          (default: the cheapest site within the SLA takes it)
+  --base forecast|online what the zero action plans: forecast (default), the
+                         forecast with --headroom at the cheapest site; online,
+                         the online policy's plan for the slot (with --teacher's
+                         parameters), each chain's instances scaled by
+                         2^(R s), s the mean of its pools' scale outputs
+  --residual-range R     with --base online: R above (default 1: half to twice
+                         online's instances)
   --headroom X           the base plan's instances per instance of forecast
                          need (default 1.1); the agent learns around it
   --sites-per-hop N      candidate sites per hop, those nearest the chain's
@@ -71,6 +78,9 @@ training:
   --gamma X              discount per slot (default 0.9)
   --actor-lr X           (default 0.0003)   --critic-lr X  (default 0.001)
   --tau X                target-network averaging (default 0.01)
+  --bc-target replay|zero  what TD3+BC's term keeps the actor near: the replayed
+                         actions, or the zero action (default: zero with
+                         --base online, else replay)
   --bc-alpha X           TD3+BC: the actor keeps near the replayed actions
                          unless the critic is sure (default 2.5; 0: plain TD3)
   --device cpu|cuda      where the networks train (default cpu)
@@ -97,6 +107,8 @@ struct Options {
   std::string fine_tune;
   bool resume = false;
   bool quiet = false;
+  double residual_range = 1;
+  std::string bc_target;  // empty: by --base
 };
 
 double positive_number(const std::string& option, const std::string& text) {
@@ -145,6 +157,12 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--validate-every") s.validate_every = nfv::option_count(option, value);
     else if (option == "--horizon") s.horizon = nfv::option_positive_count(option, value);
     else if (option == "--headroom") s.scale.headroom = positive_number(option, value);
+    else if (option == "--base") s.scale.base = nfv::parse_action_base(option, value);
+    else if (option == "--residual-range") o.residual_range = positive_number(option, value);
+    else if (option == "--bc-target") {
+      if (value != "replay" && value != "zero") throw std::invalid_argument("--bc-target: expected replay or zero, got '" + value + "'");
+      o.bc_target = value;
+    }
     else if (option == "--sites-per-hop") s.scale.sites_per_hop = nfv::option_count(option, value);
     else if (option == "--forecast") s.forecast = nfv::parse_forecast_spec(value);
     else if (option == "--arrival-noise") s.arrival_noise = nfv::option_number(option, value);
@@ -181,6 +199,9 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--fine-tune") o.fine_tune = value;
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
   }
+  const bool residual = o.settings.scale.base == nfv::ActionBase::online;
+  if (residual) o.settings.scale.kappa = o.residual_range * std::log(2.0);
+  o.settings.agent.bc_to_zero = o.bc_target.empty() ? residual : o.bc_target == "zero";
   if (o.settings.start_steps < 2)
     throw std::invalid_argument("--start: at least 2 slots (they set the input statistics)");
   if (!(o.settings.explore_theta > 0 && o.settings.explore_theta <= 1))
@@ -241,8 +262,10 @@ int run(const Options& o) {
               shape.pools, shape.chains, widest, shape.pool_features, shape.global_features);
   // A resumed or fine-tuned agent keeps the settings it was made with.
   const nfv::AgentSettings& agent = trainer.agent().settings();
+  std::printf("actions     zero = the %s plan%s\n", nfv::action_base_name(s.scale.base),
+              s.scale.base == nfv::ActionBase::online ? ", a residual per chain" : "");
   std::printf("agent       TD3%s, hidden %zu, gamma %g, lr %g/%g, batch %zu, %s replay of %zu, imitation %zu updates\n",
-              agent.bc_alpha > 0 ? "+BC" : "", agent.hidden, agent.gamma, agent.actor_lr, agent.critic_lr, s.batch,
+              agent.bc_alpha > 0 ? (agent.bc_to_zero ? "+BC (towards 0)" : "+BC") : "", agent.hidden, agent.gamma, agent.actor_lr, agent.critic_lr, s.batch,
               s.replay.prioritized ? "prioritized" : "uniform", s.replay.capacity, s.imitation ? s.imitation_updates : 0);
 
   nfv::ProgressBar bar("train", !o.quiet);
