@@ -169,7 +169,10 @@ int main(int argc, char** argv) {
       if (name == "ewma") {
         if (scenario.trace.train.rows() < 2) throw std::invalid_argument("--forecasts ewma: no train rows to fit alpha on");
         std::string alphas;
-        for (double a : nfv::fit_ewma(scenario.trace.train)) alphas += (alphas.empty() ? "" : ",") + std::to_string(a);
+        for (double a : nfv::fit_ewma(scenario.trace.train)) {
+          if (!alphas.empty()) alphas += ',';
+          alphas += std::to_string(a);
+        }
         spec.params["alpha"] = alphas;
       } else if (name == "rnn") {
         std::string checkpoint = rnn_checkpoint;
