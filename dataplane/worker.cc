@@ -273,41 +273,47 @@ void Worker::ingest_nsh(rte_mbuf* m) {
 
 // The packet path of a group of one chain's packets, from its stage on,
 // step by step until every packet has left the chain, waits (an instance
-// queue, a WAN link) or was dropped. A step that fans the group out (the
-// hop's placements, its instances) pushes the parts, last first, so each
-// part crosses the rest of the chain before the next one starts: frames
-// leave, and instances and links see their packets, in the order of a
-// packet crossing hop after hop.
-void Worker::forward(const PathGroup& entry) {
-  push(entry);
-  while (path_depth_ != 0) {
-    PathGroup g = path_[--path_depth_];
-    // 1. Past the last hop: out of the egress port, or over the WAN to the
-    //    egress site.
-    if (g.stage >= pod_.routes[g.chain].egress_stage) {
-      leave_chain(g);
-      continue;
-    }
-    // 2. The hop's pool at this site; the packets for other sites go over
-    //    the WAN (a hop placed at several sites splits by flow).
-    if (g.pool == kNoIndex && !place(g)) continue;
-    // 3. The instance: a flow's pin, the reply's owner or the Maglev table.
-    if (g.slot == kNoSlot && !steer(g)) continue;
-    // 4. Served now if the instance can take the whole group, else queued
-    //    for run_instances (a group from the queue paid when dequeued).
-    Instance& instance = pod_.pools[g.pool]->slot(g.slot);
-    if (!g.dequeued) {
-      if (!can_take_now(instance, g.n)) {
-        enqueue_instance(g.pool, g.slot, instance, g.pkts, g.n);
-        continue;
+// queue, a WAN link) or was dropped. A group goes on hop after hop while it
+// stays whole; a step that fans it out (the hop's placements, its
+// instances) pushes the parts, last first, so each part crosses the rest of
+// the chain before the next one starts: frames leave, and instances and
+// links see their packets, in the order of a packet crossing hop after hop.
+void Worker::forward(PathGroup g) {
+  do {
+    while (g.n != 0) {
+      // 1. Past the last hop: out of the egress port, or over the WAN to the
+      //    egress site.
+      if (g.stage >= pod_.routes[g.chain].egress_stage) {
+        leave_chain(g);
+        break;
       }
-      instance.bucket.consume(g.n, false);
-      counters_.pools[g.pool].steered += g.n;
+      // 2. The hop's pool at this site; the packets for other sites go over
+      //    the WAN (a hop placed at several sites splits by flow).
+      if (g.pool == kNoIndex && !place(g)) break;
+      // 3. The instance: a flow's pin, the reply's owner or the Maglev table.
+      if (g.slot == kNoSlot && !steer(g)) break;
+      // 4. Served now if the instance can take the whole group, else queued
+      //    for run_instances (a group from the queue paid when dequeued).
+      Instance& instance = pod_.pools[g.pool]->slot(g.slot);
+      if (!g.dequeued) {
+        if (!can_take_now(instance, g.n)) {
+          enqueue_instance(g.pool, g.slot, instance, g.pkts, g.n);
+          break;
+        }
+        instance.bucket.consume(g.n, false);
+        counters_.pools[g.pool].steered += g.n;
+      }
+      // 5. The VNF runs; what it keeps is due for the next stage, here.
+      const uint16_t kept = serve(g.pool, instance, g.pkts, g.n);
+      g = PathGroup{.pkts = g.pkts, .n = kept, .chain = g.chain, .stage = g.stage + 1, .site = g.site};
     }
-    // 5. The VNF runs; what it keeps is due for the next stage, here.
-    const uint16_t kept = serve(g.pool, instance, g.pkts, g.n);
-    push(PathGroup{.pkts = g.pkts, .n = kept, .chain = g.chain, .stage = g.stage + 1, .site = g.site});
-  }
+  } while (pop(g));
+}
+
+bool Worker::pop(PathGroup& g) {
+  if (path_depth_ == 0) return false;
+  g = path_[--path_depth_];
+  return true;
 }
 
 void Worker::push(const PathGroup& group) {

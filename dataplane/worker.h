@@ -82,14 +82,16 @@ class Worker {
   void ingest_nsh(rte_mbuf* m);
   // The packet path: moves a group along its chain until every packet has
   // left it, waits (an instance queue, a WAN link) or was dropped.
-  void forward(const PathGroup& group);
+  void forward(PathGroup group);
   // A burst taken from instance `slot`'s queue in `pool`, to be served there.
   PathGroup from_queue(int pool, int slot, rte_mbuf** pkts, uint16_t n) const {
     const HopPlace& place = hop_places_[pool];
     return PathGroup{.pkts = pkts, .n = n, .chain = place.chain, .stage = place.stage, .site = place.site, .pool = pool,
                      .slot = slot, .dequeued = true};
   }
+  // forward()'s worklist: parts of a group split by a step wait here.
   void push(const PathGroup& group);
+  bool pop(PathGroup& group);
   // Orders the group's packets by part (part[i] for pkts[i]; kNoSlot: gone
   // already), stably, and pushes a group per part, `field` = base + part.
   void push_parts(const PathGroup& group, const uint16_t* part, int PathGroup::*field, int base);
