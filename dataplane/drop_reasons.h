@@ -31,7 +31,8 @@ namespace nfv {
   X(instance_queue_full, "a VNF instance's input queue was full (overload)")  \
   X(instance_removed, "left in the queue of an instance being freed")        \
   X(no_owner_instance, "a reply for an instance slot not running (its state is gone)") \
-  X(shutdown, "in flight when the pod stopped")
+  X(shutdown, "in flight when the pod stopped")                             \
+  X(path_overflow, "a burst split into more groups than a worker holds (a bug: report it)")
 
 enum class DropReason : uint8_t {
 #define NFV_DROP_ENUM(name, text) name,

@@ -268,62 +268,156 @@ void Worker::ingest_nsh(rte_mbuf* m) {
     return drop(m, DropReason::nsh_wrong_site);
   chain_meta(m) = ChainMeta{nsh.ingress_ns, nsh.flow_hash, static_cast<uint16_t>(it->second), nsh.dst_site,
                             static_cast<uint8_t>(stage)};
-  advance(it->second, stage, nsh.dst_site, &m, 1, /*site_chosen=*/true);
+  forward({.pkts = &m, .n = 1, .chain = it->second, .stage = stage, .site = nsh.dst_site, .site_chosen = true});
 }
 
-// Moves packets of one chain, all at `site` and due for `stage`, one step:
-// into that hop's instances at this site, out of the egress port, or onto
-// the WAN link towards the site that runs the stage. A hop placed at several
-// sites picks one per flow from the snapshot's split, unless the packet has
-// just arrived at the site chosen for it (`site_chosen`).
-void Worker::advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n, bool site_chosen) {
-  if (n == 0) return;
-  const ChainRoute& route = pod_.routes[chain];
-  if (stage < route.egress_stage) {
-    const int hop_number = static_cast<int>(route.first_hop) + stage - 1;
-    const int first_pool = pod_.index.first_pool(hop_number);
-    const std::vector<int>& sites = pod_.layout.chains[chain].hops[stage - 1].sites;
-    const PoolView& split = snapshot_->splits[hop_number];
-    if (site_chosen) {
-      const auto at = std::find(sites.begin(), sites.end(), site);
-      if (at == sites.end()) {
-        for (uint16_t i = 0; i < n; ++i) drop_in_chain(pkts[i], DropReason::no_route);
-        return;
+// The packet path of a group of one chain's packets, from its stage on,
+// step by step until every packet has left the chain, waits (an instance
+// queue, a WAN link) or was dropped. A group goes on hop after hop while it
+// stays whole; a step that fans it out (the hop's placements, its
+// instances) pushes the parts, last first, so each part crosses the rest of
+// the chain before the next one starts: frames leave, and instances and
+// links see their packets, in the order of a packet crossing hop after hop.
+void Worker::forward(PathGroup g) {
+  do {
+    while (g.n != 0) {
+      // 1. Past the last hop: out of the egress port, or over the WAN to the
+      //    egress site.
+      if (g.stage >= pod_.routes[g.chain].egress_stage) {
+        leave_chain(g);
+        break;
       }
-      return steer(first_pool + static_cast<int>(at - sites.begin()), pkts, n);
+      // 2. The hop's pool at this site; the packets for other sites go over
+      //    the WAN (a hop placed at several sites splits by flow).
+      if (g.pool == kNoIndex && !place(g)) break;
+      // 3. The instance: a flow's pin, the reply's owner or the Maglev table.
+      if (g.slot == kNoSlot && !steer(g)) break;
+      // 4. Served now if the instance can take the whole group, else queued
+      //    for run_instances (a group from the queue paid when dequeued).
+      Instance& instance = pod_.pools[g.pool]->slot(g.slot);
+      if (!g.dequeued) {
+        if (!can_take_now(instance, g.n)) {
+          enqueue_instance(g.pool, g.slot, instance, g.pkts, g.n);
+          break;
+        }
+        instance.bucket.consume(g.n, false);
+        counters_.pools[g.pool].steered += g.n;
+      }
+      // 5. The VNF runs; what it keeps is due for the next stage, here.
+      const uint16_t kept = serve(g.pool, instance, g.pkts, g.n);
+      g = PathGroup{.pkts = g.pkts, .n = kept, .chain = g.chain, .stage = g.stage + 1, .site = g.site};
     }
-    if (sites.size() == 1) {
-      if (sites[0] == site) return steer(first_pool, pkts, n);
-      return send_over_wan(site, sites[0], stage, pkts, n);
-    }
-    // Several placements: group by the placement each flow goes to; a
-    // stateful hop's flows stay at the site they started at.
-    uint32_t hashes[kMaxVnfBurst];
-    uint16_t placement[kMaxVnfBurst];
-    for (uint16_t i = 0; i < n; ++i) hashes[i] = site_choice_hash(chain_meta(pkts[i]).flow_hash);
-    if (FlowAffinity* pins = site_pins_[hop_number].get()) pins->slots_for(hashes, n, split, now_tsc_, placement);
-    else for (uint16_t i = 0; i < n; ++i) placement[i] = split.slot_for(hashes[i]);
-    rte_mbuf* here[kMaxPlacements][kMaxVnfBurst];
-    uint16_t count[kMaxPlacements] = {};
-    for (uint16_t i = 0; i < n; ++i) {
-      const uint16_t k = placement[i];
-      if (sites[k] == site) here[k][count[k]++] = pkts[i];
-      else send_over_wan(site, sites[k], stage, &pkts[i], 1);
-    }
-    for (uint16_t k = 0; k < sites.size(); ++k)
-      if (count[k]) steer(first_pool + k, here[k], count[k]);
+  } while (pop(g));
+}
+
+bool Worker::pop(PathGroup& g) {
+  if (path_depth_ == 0) return false;
+  g = path_[--path_depth_];
+  return true;
+}
+
+void Worker::push(const PathGroup& group) {
+  if (group.n == 0) return;
+  if (path_depth_ == kPathDepth) [[unlikely]] {
+    for (uint16_t i = 0; i < group.n; ++i) drop_in_chain(group.pkts[i], DropReason::path_overflow);
     return;
   }
-  const int target = route.stage_site[stage];
-  if (target != site) return send_over_wan(site, target, stage, pkts, n);
-  ChainCounters& cc = counters_.chains[chain];
+  path_[path_depth_++] = group;
+}
+
+void Worker::push_parts(const PathGroup& group, const uint16_t* part, int PathGroup::*field, int base) {
+  static_assert(kMaxInstancesPerPool <= 64 && kMaxPlacements <= 64, "a part is a bit of a uint64_t");
+  uint16_t count[64];
+  uint64_t used = 0;  // bit per part with packets
+  for (uint16_t i = 0; i < group.n; ++i) {
+    if (part[i] == kNoSlot) continue;
+    if (!(used & (1ull << part[i]))) {
+      used |= 1ull << part[i];
+      count[part[i]] = 0;
+    }
+    count[part[i]]++;
+  }
+  uint16_t start[64], fill[64];
+  uint16_t at = 0;
+  for (uint64_t left = used; left; left &= left - 1) {
+    const int p = __builtin_ctzll(left);
+    start[p] = fill[p] = at;
+    at = static_cast<uint16_t>(at + count[p]);
+  }
+  rte_mbuf* given[kMaxVnfBurst];
+  std::copy_n(group.pkts, group.n, given);
+  for (uint16_t i = 0; i < group.n; ++i)
+    if (part[i] != kNoSlot) group.pkts[fill[part[i]]++] = given[i];
+  while (used) {
+    const int p = 63 - __builtin_clzll(used);
+    used &= ~(1ull << p);
+    PathGroup part_group = group;
+    part_group.pkts = group.pkts + start[p];
+    part_group.n = count[p];
+    part_group.*field = base + p;
+    push(part_group);
+  }
+}
+
+// Step 2 of forward(): the hop's pool at this site. False where the group
+// is done with here: sent over the WAN, dropped, or split across the hop's
+// placements by flow (the parts here pushed, each with its pool). A packet
+// that has just arrived at the site chosen for it (`site_chosen`) is not
+// split again.
+bool Worker::place(PathGroup& g) {
+  const int hop_number = static_cast<int>(pod_.routes[g.chain].first_hop) + g.stage - 1;
+  const int first_pool = pod_.index.first_pool(hop_number);
+  const std::vector<int>& sites = pod_.layout.chains[g.chain].hops[g.stage - 1].sites;
+  if (g.site_chosen) {
+    const auto at = std::find(sites.begin(), sites.end(), g.site);
+    if (at == sites.end()) {
+      for (uint16_t i = 0; i < g.n; ++i) drop_in_chain(g.pkts[i], DropReason::no_route);
+      return false;
+    }
+    g.pool = first_pool + static_cast<int>(at - sites.begin());
+    return true;
+  }
+  if (sites.size() == 1) {
+    if (sites[0] != g.site) {
+      send_over_wan(g.site, sites[0], g.stage, g.pkts, g.n);
+      return false;
+    }
+    g.pool = first_pool;
+    return true;
+  }
+  // Several placements: each flow goes to the one the snapshot's split
+  // picks; a stateful hop's flows stay at the site they started at.
+  const PoolView& split = snapshot_->splits[hop_number];
+  uint32_t hashes[kMaxVnfBurst];
+  uint16_t placement[kMaxVnfBurst];
+  for (uint16_t i = 0; i < g.n; ++i) hashes[i] = site_choice_hash(chain_meta(g.pkts[i]).flow_hash);
+  if (FlowAffinity* pins = site_pins_[hop_number].get()) pins->slots_for(hashes, g.n, split, now_tsc_, placement);
+  else for (uint16_t i = 0; i < g.n; ++i) placement[i] = split.slot_for(hashes[i]);
+  for (uint16_t i = 0; i < g.n; ++i)
+    if (sites[placement[i]] != g.site) {
+      send_over_wan(g.site, sites[placement[i]], g.stage, &g.pkts[i], 1);
+      placement[i] = kNoSlot;
+    }
+  push_parts(g, placement, &PathGroup::pool, first_pool);
+  return false;
+}
+
+// Step 1 of forward(): the packets leave the chain at its egress site,
+// counted (packets, bytes, latency), out of its egress port.
+void Worker::leave_chain(const PathGroup& g) {
+  const ChainRoute& route = pod_.routes[g.chain];
+  const int target = route.stage_site[g.stage];
+  if (target != g.site) return send_over_wan(g.site, target, g.stage, g.pkts, g.n);
+  rte_mbuf** pkts = g.pkts;
+  const uint16_t n = g.n;
+  ChainCounters& cc = counters_.chains[g.chain];
   cc.out_packets += n;
   uint64_t bytes = 0;
   // Packets received in one poll share their ingress time, so they come in
   // runs of one latency: the histogram is updated once per run.
   uint64_t run_ingress_ns = chain_meta(pkts[0]).ingress_ns;
   uint32_t run = 0;
-  const uint64_t sla_ns = pod_.layout.chains[chain].sla_ns;
+  const uint64_t sla_ns = pod_.layout.chains[g.chain].sla_ns;
   const auto record_run = [&] {
     if (now_ns_ < run_ingress_ns) return;  // from a pod whose clock runs ahead
     const uint64_t latency = now_ns_ - run_ingress_ns;
@@ -384,13 +478,9 @@ bool Worker::can_take_now(Instance& instance, uint16_t n) {
   return instance.owner == index_ && rte_ring_count(instance.queue) == 0 && instance.bucket.available(now_tsc_, n) == n;
 }
 
-void Worker::enqueue_instance(int pool, int slot, rte_mbuf** pkts, uint16_t n) {
-  Instance& instance = pod_.pools[pool]->slot(slot);
-  if (can_take_now(instance, n)) {
-    instance.bucket.consume(n, false);
-    counters_.pools[pool].steered += n;
-    return serve(pool, instance, pkts, n);
-  }
+// Step 4 of forward(), when the instance cannot take the group now: into
+// its queue, which run_instances serves (its owner, at its rate).
+void Worker::enqueue_instance(int pool, int slot, Instance& instance, rte_mbuf** pkts, uint16_t n) {
   // Tags name records of this worker's: another worker's recording never completes.
   if (recording_ && instance.owner != index_)
     for (uint16_t i = 0; i < n; ++i) chain_meta(pkts[i]).fast_path_tag = 0;
@@ -403,14 +493,20 @@ void Worker::enqueue_instance(int pool, int slot, rte_mbuf** pkts, uint16_t n) {
   for (uint16_t i = static_cast<uint16_t>(queued); i < n; ++i) drop_in_chain(pkts[i], DropReason::instance_queue_full);
 }
 
-// Hands packets to the hop's instances: a stateful VNF's flows stay on the
-// instance they are pinned to; other packets follow the Maglev table.
-void Worker::steer(int pool, rte_mbuf** pkts, uint16_t n) {
+// Step 3 of forward(): the hop's instance for each packet. A stateful VNF's
+// flows stay on the instance they are pinned to; other packets follow the
+// Maglev table. True where the whole group goes to one instance it knew
+// beforehand (g.slot set); else the parts are pushed, one per instance in
+// slot order, or the packets dropped.
+bool Worker::steer(PathGroup& g) {
+  const int pool = g.pool;
+  rte_mbuf** pkts = g.pkts;
+  const uint16_t n = g.n;
   const PoolView& view = snapshot_->pools[pool];
   if (view.active == 0) {
     // A placement without instances (a plan that kept flows away from it).
     for (uint16_t i = 0; i < n; ++i) drop_in_chain(pkts[i], DropReason::no_route);
-    return;
+    return false;
   }
   uint16_t slots[kMaxVnfBurst];
   uint32_t pin_hashes[kMaxVnfBurst];
@@ -426,46 +522,15 @@ void Worker::steer(int pool, rte_mbuf** pkts, uint16_t n) {
       std::fill_n(slots, n, static_cast<uint16_t>(lone));
       note_slots(pool, pkts, n, slots, 0, pin_hashes);
     }
-    return enqueue_instance(pool, lone, pkts, n);
+    g.slot = lone;
+    return true;
   }
   pick_slots(pool, view, pkts, n, slots, pinned, pin_hashes);
   if (recording_) note_slots(pool, pkts, n, slots, pinned, pin_hashes);
-  // Grouped by slot, in slot order, each group in arrival order. The groups
-  // live on this call's stack: serving one moves its packets on through the
-  // next hops, which group theirs in their own calls.
-  uint16_t count[kMaxInstancesPerPool];
-  uint64_t used = 0;  // bit per slot with packets
-  for (uint16_t i = 0; i < n; ++i) {
-    const uint16_t slot = slots[i];
-    if (slot == kNoSlot) continue;
-    if (!(used & (1ull << slot))) {
-      used |= 1ull << slot;
-      count[slot] = 0;
-    }
-    count[slot]++;
-  }
-  uint16_t start[kMaxInstancesPerPool];
-  uint16_t at = 0;
-  for (uint64_t left = used; left; left &= left - 1) {
-    const int slot = __builtin_ctzll(left);
-    start[slot] = at;
-    at = static_cast<uint16_t>(at + count[slot]);
-  }
-  rte_mbuf* grouped[kMaxVnfBurst];
-  uint16_t placed[kMaxInstancesPerPool];
-  for (uint64_t left = used; left; left &= left - 1) placed[__builtin_ctzll(left)] = 0;
-  for (uint16_t i = 0; i < n; ++i) {
-    const uint16_t slot = slots[i];
-    if (slot == kNoSlot) {
-      drop_in_chain(pkts[i], DropReason::no_owner_instance);
-      continue;
-    }
-    grouped[start[slot] + placed[slot]++] = pkts[i];
-  }
-  for (uint64_t left = used; left; left &= left - 1) {
-    const int slot = __builtin_ctzll(left);
-    enqueue_instance(pool, slot, grouped + start[slot], count[slot]);
-  }
+  for (uint16_t i = 0; i < n; ++i)
+    if (slots[i] == kNoSlot) drop_in_chain(pkts[i], DropReason::no_owner_instance);
+  push_parts(g, slots, &PathGroup::slot, 0);
+  return false;
 }
 
 // The instance slot of each packet (kNoSlot: its owner is not running).
@@ -525,13 +590,13 @@ uint16_t Worker::run_instance(int pool, int slot, Instance& instance) {
     const FirstHop first{pool, slot, &instance};
     run_fast_path(place.chain, place.site, burst, n, &first);
   } else {
-    serve(pool, instance, burst, n);
+    forward(from_queue(pool, slot, burst, n));
   }
   return n;
 }
 
-// The VNF processes the burst; the survivors move on along the chain.
-void Worker::serve(int pool, Instance& instance, rte_mbuf** burst, uint16_t n) {
+// Step 5 of forward(): the VNF processes the burst, the survivors first.
+uint16_t Worker::serve(int pool, Instance& instance, rte_mbuf** burst, uint16_t n) {
   rte_mbuf* dropped[kMaxVnfBurst];
   // Busy time is sampled (one burst in kBusySampleEvery, scaled up): two TSC
   // reads per burst would cost the fast path more than the estimate is worth.
@@ -550,8 +615,7 @@ void Worker::serve(int pool, Instance& instance, rte_mbuf** burst, uint16_t n) {
   }
   count_served(instance.counters, n, kept, n_dropped, bytes_in, bytes_out);
   for (uint16_t i = 0; i < n_dropped; ++i) drop_in_chain(dropped[i], DropReason::vnf);
-  const HopPlace& place = hop_places_[pool];
-  advance(place.chain, place.stage + 1, place.site, burst, kept);
+  return kept;
 }
 
 // Runs this worker's instances in chain and hop order, so a packet can cross
@@ -606,7 +670,7 @@ void Worker::deliver_from_link(int link_index, rte_mbuf** pkts, uint16_t n) {
     // Arrived at another site of this pod: continue the chain there.
     for (uint16_t i = 0; i < n; ++i) {
       const ChainMeta& meta = chain_meta(pkts[i]);
-      advance(meta.chain, meta.next_stage, link.to, &pkts[i], 1, /*site_chosen=*/true);
+      forward({.pkts = &pkts[i], .n = 1, .chain = meta.chain, .stage = meta.next_stage, .site = link.to, .site_chosen = true});
     }
     return;
   }

@@ -58,14 +58,48 @@ class Worker {
     int site;
   };
 
+  static constexpr uint16_t kNoSlot = UINT16_MAX;
+
+  // Packets on the packet path, all of one chain, due for `stage` at `site`:
+  // a run of one burst's array, which forward() narrows to a pool of the
+  // hop (a placement at this site), then to an instance slot of it.
+  struct PathGroup {
+    rte_mbuf** pkts;
+    uint16_t n;
+    int chain;
+    int stage;
+    int site;
+    int pool = kNoIndex;      // kNoIndex: not placed yet
+    int slot = kNoSlot;       // kNoSlot: not steered yet
+    bool site_chosen = false; // just arrived at the site chosen for it: no split
+    bool dequeued = false;    // taken from the instance's queue: tokens charged, steered counted
+  };
+
   bool poll_once(uint64_t now_tsc);  // the loop's TSC reading
   bool release_links();
   int classify_rx(int port, int site, rte_mbuf* m);
   void enter(rte_mbuf* m, int chain, uint32_t flow_hash, int site);
   void ingest_nsh(rte_mbuf* m);
-  void advance(int chain, int stage, int site, rte_mbuf** pkts, uint16_t n, bool site_chosen = false);
+  // The packet path: moves a group along its chain until every packet has
+  // left it, waits (an instance queue, a WAN link) or was dropped.
+  void forward(PathGroup group);
+  // A burst taken from instance `slot`'s queue in `pool`, to be served there.
+  PathGroup from_queue(int pool, int slot, rte_mbuf** pkts, uint16_t n) const {
+    const HopPlace& place = hop_places_[pool];
+    return PathGroup{.pkts = pkts, .n = n, .chain = place.chain, .stage = place.stage, .site = place.site, .pool = pool,
+                     .slot = slot, .dequeued = true};
+  }
+  // forward()'s worklist: parts of a group split by a step wait here.
+  void push(const PathGroup& group);
+  bool pop(PathGroup& group);
+  // Orders the group's packets by part (part[i] for pkts[i]; kNoSlot: gone
+  // already), stably, and pushes a group per part, `field` = base + part.
+  void push_parts(const PathGroup& group, const uint16_t* part, int PathGroup::*field, int base);
+  bool place(PathGroup& group);
+  bool steer(PathGroup& group);
+  void leave_chain(const PathGroup& group);
   // The chain fast path (worker_fast_path.cc): packets entering `chain` at
-  // `site` go through it where their flow's record holds, the rest advance.
+  // `site` go through it where their flow's record holds, the rest hop by hop.
   void enter_chain(int chain, int site, rte_mbuf** pkts, uint16_t n);
   // A chain's first hop, when its packets come from that instance's queue.
   struct FirstHop {
@@ -93,16 +127,15 @@ class Worker {
   // choice (one active instance, no pins to keep apart); else -1.
   int lone_slot(int pool, const PoolView& view) const;
   void send_over_wan(int site, int target, int stage, rte_mbuf** pkts, uint16_t n);
-  void steer(int pool, rte_mbuf** pkts, uint16_t n);
   // The instance slot of each packet; pins: bit i where a flow pin chose
   // it, by the hash pin_hashes[i].
   void pick_slots(int pool, const PoolView& view, rte_mbuf** pkts, uint16_t n, uint16_t* slots, uint64_t& pins, uint32_t* pin_hashes);
-  static constexpr uint16_t kNoSlot = UINT16_MAX;
-  void enqueue_instance(int pool, int slot, rte_mbuf** pkts, uint16_t n);
+  void enqueue_instance(int pool, int slot, Instance& instance, rte_mbuf** pkts, uint16_t n);
   // Whether `instance` can serve `n` packets now, rather than queue them:
   // ours, nothing queued ahead, tokens for all n (taken by consume()).
   bool can_take_now(Instance& instance, uint16_t n);
-  void serve(int pool, Instance& instance, rte_mbuf** burst, uint16_t n);
+  // Runs the VNF on the burst; returns how many it kept (the first ones).
+  uint16_t serve(int pool, Instance& instance, rte_mbuf** burst, uint16_t n);
   // An instance's counters for a burst served or repeated (one place, so
   // the two paths count alike).
   static void count_served(InstanceCounters& counters, uint16_t in, uint16_t out, uint16_t dropped, uint64_t bytes_in,
@@ -161,6 +194,12 @@ class Worker {
   uint32_t fast_path_vnf_changes_ = 0;
   bool recording_ = false;                 // packets tagged for recording are on their way
   uint64_t fast_bursts_ = 0;               // for sampling busy time
+  // forward()'s worklist, last pushed first. Every group in it holds at
+  // least one packet, and no two the same: a burst (at most kMaxVnfBurst
+  // packets) never needs more (push() drops, counted, should it ever).
+  static constexpr uint16_t kPathDepth = kMaxVnfBurst;
+  PathGroup path_[kPathDepth];
+  uint16_t path_depth_ = 0;
 };
 
 }  // namespace nfv

@@ -139,7 +139,7 @@ void Worker::check_fast_path_generation() {
 }
 
 void Worker::enter_chain(int chain, int site, rte_mbuf** pkts, uint16_t n) {
-  if (!chain_fast_[chain]) return advance(chain, 1, site, pkts, n);
+  if (!chain_fast_[chain]) return forward({.pkts = pkts, .n = n, .chain = chain, .stage = 1, .site = site});
   run_fast_path(chain, site, pkts, n, nullptr);
 }
 
@@ -177,7 +177,7 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
       const uint16_t routed = route_repeats(chain, records, repeated, first);
       if (routed < repeated && !first && pod_.pools[pod_.index(chain, 0, 0)]->slot(records[routed]->slots[0]).owner != index_) {
         if (routed) repeat_hops(chain, site, pkts + at, records, routed, first);
-        advance(chain, 1, site, pkts + at + routed, 1);
+        forward({.pkts = pkts + at + routed, .n = 1, .chain = chain, .stage = 1, .site = site});
         at = static_cast<uint16_t>(at + routed + 1);
         continue;
       }
@@ -192,9 +192,9 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
     const uint16_t slow = slow_prefix(chain, pkts + at, left, open);
     if (first) {
       note_first_slot(*first, pkts + at, slow);
-      serve(first->pool, *first->instance, pkts + at, slow);
+      forward(from_queue(first->pool, first->slot, pkts + at, slow));
     } else {
-      advance(chain, 1, site, pkts + at, slow);
+      forward({.pkts = pkts + at, .n = slow, .chain = chain, .stage = 1, .site = site});
     }
     at = static_cast<uint16_t>(at + slow);
   }
@@ -299,7 +299,7 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
     }
     n = kept;
   }
-  advance(chain, route.egress_stage, site, pkts, n);
+  forward({.pkts = pkts, .n = n, .chain = chain, .stage = route.egress_stage, .site = site});
 }
 
 // Hop by hop order (see repeat_hops): sorted by the instance slot at each
