@@ -54,8 +54,9 @@ track_start python3 "$HERE/control_probe.py" "$RUN/control.csv" "$RUN/probe.stop
 probe=$!
 wait "$scaler" || { echo "nfv-scaler failed; logs in $RUN"; exit 1; }
 untrack "$scaler"
+finish_replay || exit 1
 touch "$RUN/probe.stop"
 finish "$probe" 10 || true
-finish_capacity_run || exit 1
+stop_capacity_pods || exit 1
 echo
 python3 "$HERE/overload_report.py" "$RUN" "$REST" "$SECONDS_OVER"

@@ -60,7 +60,8 @@ wait "$scaler" || { echo "nfv-scaler failed; logs in $RUN"; exit 1; }
 untrack "$scaler"
 touch "$RUN/driver.stop"
 finish "$driver" 30 || true
-finish_capacity_run || exit 1
+finish_replay || exit 1
+stop_capacity_pods || exit 1
 echo
 cat "$RUN/driver.out"
 "$BUILD/bench/soak_plot" "$RUN/samples.csv" "$RUN/soak"

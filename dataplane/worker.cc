@@ -402,8 +402,9 @@ bool Worker::place(PathGroup& g) {
   return false;
 }
 
-// Step 1 of forward(): the packets leave the chain at its egress site,
-// counted (packets, bytes, latency), out of its egress port.
+// Step 1 of forward(): past the last hop. Away from the egress site the
+// packets go over the WAN towards it; there they leave the chain, counted
+// (packets, bytes, latency), out of its egress port.
 void Worker::leave_chain(const PathGroup& g) {
   const ChainRoute& route = pod_.routes[g.chain];
   const int target = route.stage_site[g.stage];

@@ -373,6 +373,14 @@ TEST(DrlTrainer, AResidualRunsCheckpointServesTheSameModeWithItsOnlineParameters
   const Plan plan = policy->decide(env.observation(), persistence_forecast(env.observation(), 3));
   EXPECT_GT(plan.total_instances(), 0);
   EXPECT_NE(policy->explain().find("residual on online"), std::string::npos) << policy->explain();
+  // Going on from it needs the same online policy beneath (--resume) and the same base (--fine-tune).
+  DrlTrainSettings other_teacher = s;
+  other_teacher.teacher = {{"window", "5"}};
+  EXPECT_THROW(DrlTrainer(scenario.model, scenario.train, other_teacher).resume(s.out), std::runtime_error);
+  DrlTrainSettings forecast_based = s;
+  forecast_based.scale = DrlTrainSettings{}.scale;
+  EXPECT_THROW(DrlTrainer(scenario.model, scenario.train, forecast_based).fine_tune(s.out), std::invalid_argument);
+  EXPECT_NO_THROW(DrlTrainer(scenario.model, scenario.train, s).resume(s.out));
   // A forecast-based checkpoint keeps its mode, and one made before the mode existed (9 numbers) reads as it.
   DrlServing old;
   std::vector<double> numbers = serving_numbers(old);

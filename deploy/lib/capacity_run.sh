@@ -1,7 +1,6 @@
 # The demo's three pods fed a capacity trace ($RUN/trace.csv) by nfv-replay,
 # with nfv-scaler, all on one slot clock: what bench/overload.sh and
-# bench/soak.sh share. Source it after processes.sh, with BUILD, RUN and
-# DEMO set.
+# bench/soak.sh share. Source it after processes.sh, with BUILD and RUN set.
 
 # capacity_replay_config NAME: $RUN/replay.yaml, replaying $RUN/trace.csv's
 # two chains (the demo's video and calls) into the pods over memif.
@@ -46,11 +45,16 @@ start_capacity_run() {
   scaler=$!
 }
 
-# finish_capacity_run: after nfv-scaler's last slot, nfv-replay ends and the
-# pods stop (SIGINT: each writes its counters); fails naming what failed.
-finish_capacity_run() {
-  local pid
+# finish_replay: after nfv-scaler's last slot, nfv-replay ends (its last
+# slot's counts written); fails naming it.
+finish_replay() {
   finish "$replay" 60 || { echo "nfv-replay failed; logs in $RUN"; return 1; }
+}
+
+# stop_capacity_pods: SIGINT to every pod (each writes its counters), then
+# each is waited for; fails naming what failed.
+stop_capacity_pods() {
+  local pid
   for pid in "${pod_pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
   for pid in "${pod_pids[@]}"; do finish "$pid" 30 || { echo "a pod failed; logs in $RUN"; return 1; }; done
 }

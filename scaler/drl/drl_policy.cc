@@ -24,7 +24,7 @@ std::string base_params_text(const PolicyParams& params) {
 DrlServing serving_from_numbers(const std::vector<double>& numbers, const std::string& forecast,
                                 const std::string& base_params) {
   if (numbers.size() != 9 && numbers.size() != 10)
-    throw std::runtime_error("serving settings of " + std::to_string(numbers.size()) + " numbers, expected 10");
+    throw std::runtime_error("serving settings of " + std::to_string(numbers.size()) + " numbers, expected 9 (before the action base) or 10");
   DrlServing serving;
   serving.horizon = static_cast<std::size_t>(numbers[0]);
   serving.scale.kappa = numbers[1];
@@ -129,7 +129,14 @@ Plan DrlPolicy::decide(const Observation& observation, const Forecast& forecast)
     value += values_[c] * size;
   }
   if (base_) {
-    agent_plan_ = residual_.plan(actions_, base_->decide(observation, forecast), &observation.plan);
+    Plan base;
+    try {
+      base = base_->decide(observation, forecast);
+    } catch (const std::exception& e) {
+      // No plan to add the residual to: the slot loop keeps the last good plan.
+      throw std::runtime_error(std::string("drl: its base online policy failed: ") + e.what());
+    }
+    agent_plan_ = residual_.plan(actions_, base, &observation.plan);
   } else {
     layout_.to_decoder(actions_, observation, forecast, instances_, logits_);
     agent_plan_ = decoder_.decode(instances_, layout_.decoder_logits(logits_), &observation.plan);

@@ -453,7 +453,13 @@ void DrlTrainer::resume(const std::string& checkpoint) {
   CheckpointExtras wanted;
   wanted.numbers = {{"serving", {}}, {"counters", {}}, {"curve", {}}};
   wanted.text = {{"forecast", {}}};
+  // A residual run goes on only on the same online policy beneath it.
+  const bool residual = settings_.scale.base == ActionBase::online;
+  if (residual) wanted.text.emplace_back("base_params", std::string{});
   auto agent = Td3Agent::load(checkpoint, agent_shape(state_->layout), wanted, /*optimizer=*/true, settings_.agent.device);
+  if (residual && wanted.text[1].second != base_params_text(serving().base_params))
+    throw std::runtime_error(checkpoint + ": its residual sits on an online policy with other parameters than --teacher "
+                             "gives: give the same");
   // Read back first: a checkpoint made before the action base existed holds one number less.
   if (serving_numbers(serving_from_numbers(wanted.numbers[0].second, wanted.text[0].second)) != serving_numbers(serving()) ||
       wanted.text[0].second != serving().forecast)
@@ -479,8 +485,13 @@ void DrlTrainer::resume(const std::string& checkpoint) {
 
 void DrlTrainer::fine_tune(const std::string& checkpoint) {
   if (settings_.imitation) throw std::invalid_argument("--fine-tune: not with --imitation (the actor starts trained)");
-  CheckpointExtras none;
-  agent_ = Td3Agent::load(checkpoint, agent_shape(state_->layout), none, /*optimizer=*/true, settings_.agent.device);
+  // The actions mean what they meant in training: the same base.
+  CheckpointExtras trained;
+  trained.numbers = {{"serving", {}}};
+  trained.text = {{"forecast", {}}};
+  agent_ = Td3Agent::load(checkpoint, agent_shape(state_->layout), trained, /*optimizer=*/true, settings_.agent.device);
+  if (serving_from_numbers(trained.numbers[0].second, trained.text[0].second).scale.base != settings_.scale.base)
+    throw std::invalid_argument("--fine-tune: " + checkpoint + " was trained with another --base: give the same");
 }
 
 }  // namespace nfv

@@ -108,6 +108,7 @@ struct Options {
   bool resume = false;
   bool quiet = false;
   double residual_range = 1;
+  bool residual_range_given = false;
   std::string bc_target;  // empty: by --base
 };
 
@@ -158,7 +159,10 @@ Options parse_options(int argc, char** argv) {
     else if (option == "--horizon") s.horizon = nfv::option_positive_count(option, value);
     else if (option == "--headroom") s.scale.headroom = positive_number(option, value);
     else if (option == "--base") s.scale.base = nfv::parse_action_base(option, value);
-    else if (option == "--residual-range") o.residual_range = positive_number(option, value);
+    else if (option == "--residual-range") {
+      o.residual_range = positive_number(option, value);
+      o.residual_range_given = true;
+    }
     else if (option == "--bc-target") {
       if (value != "replay" && value != "zero") throw std::invalid_argument("--bc-target: expected replay or zero, got '" + value + "'");
       o.bc_target = value;
@@ -200,6 +204,8 @@ Options parse_options(int argc, char** argv) {
     else throw std::invalid_argument("unknown option '" + option + "' (--help lists the options)");
   }
   const bool residual = o.settings.scale.base == nfv::ActionBase::online;
+  if (o.residual_range_given && !residual)
+    throw std::invalid_argument("--residual-range: only with --base online (it bounds the residual on online's plan)");
   if (residual) o.settings.scale.kappa = o.residual_range * std::log(2.0);
   o.settings.agent.bc_to_zero = o.bc_target.empty() ? residual : o.bc_target == "zero";
   if (o.settings.start_steps < 2)
