@@ -337,6 +337,16 @@ void Worker::push_parts(const PathGroup& group, const uint16_t* part, int PathGr
     }
     count[part[i]]++;
   }
+  if ((used & (used - 1)) == 0 && used != 0) {
+    // All in one part (a lone placement or instance took the burst): it
+    // stays as it is, with no reordering.
+    const int p = __builtin_ctzll(used);
+    if (count[p] == group.n) {
+      PathGroup whole = group;
+      whole.*field = base + p;
+      return push(whole);
+    }
+  }
   uint16_t start[64], fill[64];
   uint16_t at = 0;
   for (uint64_t left = used; left; left &= left - 1) {
