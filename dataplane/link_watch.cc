@@ -4,6 +4,8 @@
 #include <rte_rcu_qsbr.h>
 #include <spdlog/spdlog.h>
 
+#include "ports.h"
+
 namespace nfv {
 namespace {
 
@@ -14,7 +16,7 @@ bool link_is_up(uint16_t port_id) {
 
 }  // namespace
 
-LinkWatch::LinkWatch(PodRuntime& pod) : pod_(pod), down_since_(pod.ports.size()), stopped_(pod.ports.size()) {
+LinkWatch::LinkWatch(PodRuntime& pod) : pod_(pod), down_since_(pod.ports.size()) {
   const auto now = std::chrono::steady_clock::now();
   pod_.port_up = std::make_unique<std::atomic<bool>[]>(pod_.ports.size());
   for (std::size_t p = 0; p < pod_.ports.size(); ++p) {
@@ -54,9 +56,7 @@ void LinkWatch::set_usable(int port, bool up, std::chrono::steady_clock::time_po
 void LinkWatch::reconnect(int port) {
   const uint16_t id = pod_.ports[port].port_id;
   rte_rcu_qsbr_synchronize(pod_.rcu, RTE_QSBR_THRID_INVALID);
-  if (!stopped_[port]) rte_eth_dev_stop(id);
-  const int rc = rte_eth_dev_start(id);
-  stopped_[port] = rc != 0;
+  const int rc = restart_port(id);
   spdlog::debug("port {}: connecting again ({})", pod_.layout.ports[port].name, rc == 0 ? "started" : "server not there yet");
 }
 

@@ -31,7 +31,6 @@ class LinkWatch {
   PodRuntime& pod_;
   std::vector<int> watched_;  // memif ports
   std::vector<std::chrono::steady_clock::time_point> down_since_;  // by port; last try for clients
-  std::vector<bool> stopped_;  // by port: the last start failed (no server yet)
 };
 
 }  // namespace nfv

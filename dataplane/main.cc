@@ -24,6 +24,7 @@
 #include "config_error.h"
 #include "config_loader.h"
 #include "eal_args.h"
+#include "interrupt_thread.h"
 #include "pod.h"
 #include "pod_stats.h"
 #include "secret_checks.h"
@@ -172,6 +173,7 @@ int main(int argc, char** argv) {
       rc = rc ? rc : 3;
     }
   }
+  nfv::park_interrupt_thread();
   rte_eal_cleanup();
   return rc;
 }

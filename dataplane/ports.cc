@@ -18,6 +18,8 @@
 #include <rte_ethdev.h>
 #include <spdlog/spdlog.h>
 
+#include "interrupt_thread.h"
+
 namespace nfv {
 namespace {
 
@@ -137,8 +139,7 @@ std::vector<std::string> wait_for_links(const std::vector<uint16_t>& port_ids, c
       for (std::size_t i : down_clients) {
         spdlog::info("port {}: memif link still down after {} ms; connecting again", ports[i].name,
                      std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count());
-        rte_eth_dev_stop(port_ids[i]);
-        rte_eth_dev_start(port_ids[i]);
+        restart_port(port_ids[i]);
       }
       next_retry = now + kMemifRetry;
     }
@@ -146,10 +147,21 @@ std::vector<std::string> wait_for_links(const std::vector<uint16_t>& port_ids, c
   }
 }
 
+int restart_port(uint16_t port_id) {
+  int rc = 0;
+  run_on_interrupt_thread([&] {
+    rte_eth_dev_stop(port_id);
+    rc = rte_eth_dev_start(port_id);
+  });
+  return rc;
+}
+
 void close_port(uint16_t port_id, const PortInfo& port) {
-  rte_eth_dev_stop(port_id);
-  rte_eth_dev_close(port_id);
-  if (port.driver != PortDriverKind::kPci) rte_vdev_uninit(port.vdev_name.c_str());
+  run_on_interrupt_thread([&] {
+    rte_eth_dev_stop(port_id);
+    rte_eth_dev_close(port_id);
+    if (port.driver != PortDriverKind::kPci) rte_vdev_uninit(port.vdev_name.c_str());
+  });
 }
 
 }  // namespace nfv

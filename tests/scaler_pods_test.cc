@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <csignal>
 #include <signal.h>
@@ -168,18 +169,49 @@ std::string scaler_nfvctl() {
   return "NFV_TOKEN=t " + required_env("NFVCTL") + " --addr 127.0.0.1:" + std::to_string(kControlBase + 3) + " ";
 }
 
-// Polls the scaler until its next slot is at least `slot` (at most 60 s); returns that next slot (0: never reached).
+// Polls the scaler until its next slot is at least `slot` (at most 60 s); returns that next slot (0: never reached,
+// with what the scaler last answered added to the test's failures).
 std::uint64_t await_next_slot(std::uint64_t slot) {
   std::uint64_t next = 0;
+  CommandResult show;
+  int polls = 0, failed = 0;
+  double slowest_ms = 0;
   const bool reached = nfv::test::poll_until(
       [&] {
-        const CommandResult show = run_command(scaler_nfvctl() + "policy show", 5);
+        const auto asked = std::chrono::steady_clock::now();
+        show = run_command(scaler_nfvctl() + "policy show", 5);
+        slowest_ms = std::max(slowest_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count());
+        ++polls;
         const auto at = show.output.find("next slot ");
         if (show.exit_code == 0 && at != std::string::npos) next = std::stoull(show.output.substr(at + 10));
+        else ++failed;
         return next >= slot;
       },
       std::chrono::seconds(60), std::chrono::milliseconds(100));
+  // How the waits went: a figure for runs where a switch came late.
+  std::printf("waited for slot %llu: at %llu after %d polls (%d unanswered, slowest %.0f ms)\n",
+              static_cast<unsigned long long>(slot), static_cast<unsigned long long>(next), polls, failed, slowest_ms);
+  if (!reached) ADD_FAILURE() << "the scaler never reached slot " << slot << "; last answer (exit " << show.exit_code << "): " << show.output;
   return reached ? next : 0;
+}
+
+// Asks the scaler for `policy` (nfvctl policy set POLICY) and polls until it
+// is the one in force (at most 60 s): a second switch asked before the first
+// is taken would replace it unseen.
+void switch_policy(const std::string& policy) {
+  const CommandResult set = run_command(scaler_nfvctl() + "policy set " + policy, 5);
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+  const std::string name = policy.substr(0, policy.find(' '));
+  CommandResult show;
+  const bool taken = nfv::test::poll_until(
+      [&] {
+        show = run_command(scaler_nfvctl() + "policy show", 5);
+        const bool named = show.output.find("policy " + name + " ") != std::string::npos ||
+                           show.output.find("policy " + name + ",") != std::string::npos;
+        return show.exit_code == 0 && named && show.output.find("switching to") == std::string::npos;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(100));
+  ASSERT_TRUE(taken) << "policy " << name << " never in force; last answer (exit " << show.exit_code << "): " << show.output;
 }
 
 // Stops the pods once the replay and the scaler are done; every mbuf must be back.
@@ -296,12 +328,10 @@ void serve_switching_to_online_and_back(const std::string& dir, const std::strin
 
   const std::uint64_t to_online = await_next_slot(12);
   ASSERT_GE(to_online, 12u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  CommandResult set = run_command(scaler_nfvctl() + "policy set online plan=" + dir + "/plan.yaml candidates=plan utilisation=0.75", 5);
-  ASSERT_EQ(set.exit_code, 0) << set.output;
+  ASSERT_NO_FATAL_FAILURE(switch_policy("online plan=" + dir + "/plan.yaml candidates=plan utilisation=0.75"));
   const std::uint64_t to_back = await_next_slot(24);
   ASSERT_GE(to_back, 24u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  set = run_command(scaler_nfvctl() + "policy set " + back, 5);
-  ASSERT_EQ(set.exit_code, 0) << set.output;
+  ASSERT_NO_FATAL_FAILURE(switch_policy(back));
 
   ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
   ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
@@ -746,7 +776,13 @@ TEST(PodsWithoutAPeer, AKilledMemifServerIsLinkDownForItsPeerWhoseClientReconnec
   const std::string dir = make_temp_dir("pod_rejoin");
   write_file(dir + "/trace.csv", rate_trace_to_csv(steady_trace(kRunSlots, 6000, 4000)));
   const std::vector<std::string> pod_options{"--stop-when-idle-ms", "60000"};
-  AbilenePods pods = start_abilene_pods(dir, "pj_", pod_chains(), pod_options, kControlBase);
+  // CHINng, killed and started three times, runs on core 1 (with the
+  // generator): a process's start and death need the kernel's per-core work
+  // on the cores it ran on, and with all three busy pods pinned to core 0
+  // that work waited up to a minute here (the kernel logged "workqueue
+  // lockup ... cpus=0"), stalling the restarted pod as long.
+  const std::string chin_lcores = "1";
+  AbilenePods pods = start_abilene_pods(dir, "pj_", pod_chains(), pod_options, kControlBase, chin_lcores);
   ReplayRun replay = start_clocked_replay(dir, "pj_replay");
   ASSERT_TRUE(await_clock_slot(dir, kKillAt)) << replay.logs();
   const std::uint64_t killed_in = clock_slot(dir);
@@ -782,7 +818,13 @@ TEST(PodsWithoutAPeer, AKilledMemifServerIsLinkDownForItsPeerWhoseClientReconnec
   ASSERT_TRUE(await_clock_slot(dir, killed_in + kDownSlots)) << replay.logs();
   const std::uint64_t restarted_in = clock_slot(dir);
   const std::string pid_file = dir + "/pj_chin.pid";
-  pods.chin = start_pod(dir, "pj_chin", read_file(dir + "/pj_chin.yaml"), pod_options, "0",
+  // However the test ends, the pod the supervisor runs goes too (it runs in
+  // a session of its own: killing the supervisor alone would leave it).
+  const std::unique_ptr<const std::string, void (*)(const std::string*)> supervised_pod(&pid_file, [](const std::string* file) {
+    const std::string pid = read_file(*file);
+    if (!pid.empty() && std::isdigit(static_cast<unsigned char>(pid[0]))) kill(std::stoi(pid), SIGKILL);
+  });
+  pods.chin = start_pod(dir, "pj_chin", read_file(dir + "/pj_chin.yaml"), pod_options, chin_lcores,
                         {required_env("NFV_SUPERVISE"), "--backoff-s", "1", "--pid-file", pid_file, "--"});
   ASSERT_TRUE(await_nycm_sending_to_chin()) << "NYCMng's client never sent through the restarted CHINng\n"
                                              << pods.nycm.logs() << pods.chin.logs();

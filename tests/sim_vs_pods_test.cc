@@ -218,7 +218,10 @@ TEST(SimulatorAgainstPods, ServesTheSameTrafficPerSlotAndDropsInTheSameSlots) {
     }
     // The generator hits the trace's rate, which is what the simulator offers.
     EXPECT_NEAR(sent, arrived, 0.02 * arrived) << where;
-    EXPECT_NEAR(served, delivered, 0.05 * delivered) << where;
+    // Slot 0 starts with every pod's queues, caches and memif rings cold:
+    // its first hop may start up to 100 ms of service late.
+    const double cold_start = key.first == 0 ? 0.1 * delivered : 0;
+    EXPECT_NEAR(served, delivered, 0.05 * delivered + cold_start) << where;
     // A slot drops when more than 1% of its packets are lost: a short burst
     // on a shared core must not count, a short-provisioned hop (>= 6% over
     // in this trace, less the queue) must.

@@ -28,7 +28,8 @@ std::string head(const std::string& name, const std::string& site, int control_p
 }  // namespace
 
 AbilenePods start_abilene_pods(const std::string& dir, const std::string& name_prefix, const std::string& chains_yaml,
-                               const std::vector<std::string>& app_options, int control_base) {
+                               const std::vector<std::string>& app_options, int control_base,
+                               const std::string& chin_lcores) {
   const std::string shared = std::string(kSites) + kLineLinks + chains_yaml;
   const auto port = [&](int offset) { return control_base > 0 ? control_base + offset : 0; };
   const std::string nycm = head(name_prefix + "nycm", "NYCMng", port(0)) +
@@ -46,7 +47,7 @@ AbilenePods start_abilene_pods(const std::string& dir, const std::string& name_p
   // queue was sized for.
   AbilenePods pods;
   pods.kscy = start_pod(dir, name_prefix + "kscy", kscy, app_options, "0");
-  pods.chin = start_pod(dir, name_prefix + "chin", chin, app_options, "0");
+  pods.chin = start_pod(dir, name_prefix + "chin", chin, app_options, chin_lcores);
   pods.nycm = start_pod(dir, name_prefix + "nycm", nycm, app_options, "0");
   return pods;
 }

@@ -1,10 +1,12 @@
 #include "subprocess.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -61,16 +63,45 @@ int Subprocess::wait(std::chrono::milliseconds timeout) {
 }
 
 CommandResult run_command(const std::string& command, int timeout_s) {
-  std::string quoted;
-  for (char c : command) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  const std::string wrapped = "timeout " + std::to_string(timeout_s) + " sh -c '" + quoted + "' 2>&1";
-  FILE* pipe = popen(wrapped.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return {-1, "pipe failed"};
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(out[0]);
+    close(out[1]);
+    return {-1, "fork failed"};
+  }
+  if (pid == 0) {
+    setpgid(0, 0);  // the command and whatever it starts go together at the deadline
+    dup2(out[1], STDOUT_FILENO);
+    dup2(out[1], STDERR_FILENO);
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  // The deadline is the parent's: the answer ends at it even if something
+  // the command started still holds the pipe open.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   std::string output;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
+  bool timed_out = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{out[0], POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = read(out[0], buffer, sizeof buffer);
+    if (n <= 0) break;
+    output.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(out[0]);
+  if (timed_out) kill(-pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (timed_out) return {124, output + "\n(no end within " + std::to_string(timeout_s) + " s: killed)"};
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 

@@ -35,7 +35,8 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-// Runs a shell command to completion (bounded by `timeout_s`).
+// Runs a shell command to completion, bounded by `timeout_s`: at it, the
+// command's process group is killed and the exit code is 124.
 CommandResult run_command(const std::string& command, int timeout_s = 60);
 
 std::string read_file(const std::string& path);

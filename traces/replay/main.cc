@@ -27,6 +27,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "eal_args.h"
+#include "interrupt_thread.h"
 #include "memif_unmap_guard.h"
 #include "pcap_replayer.h"
 #include "ports.h"
@@ -302,6 +303,7 @@ int main(int argc, char** argv) {
     std::printf("mbufs in use after close: 0\n");
   }
   rte_mempool_free(pool);
+  nfv::park_interrupt_thread();
   rte_eal_cleanup();
   return rc;
 }
