@@ -11,8 +11,10 @@
 
 namespace nfv {
 
-// Runs `work` on the interrupt thread and returns once it has run; on a
-// thread without one (before the EAL is up, or on that thread) it runs here.
+// Runs `work` on the interrupt thread and returns once it has run; on that
+// thread, or where no EAL alarm can be set, it runs here. Never call it from
+// a worker (the thread's memif unmaps wait for the workers: a deadlock) or
+// after park_interrupt_thread (it would wait for good).
 void run_on_interrupt_thread(const std::function<void()>& work);
 
 // Leaves the interrupt thread waiting, for good, in a callback of ours:

@@ -157,11 +157,15 @@ int restart_port(uint16_t port_id) {
 }
 
 void close_port(uint16_t port_id, const PortInfo& port) {
-  run_on_interrupt_thread([&] {
+  const auto close = [&] {
     rte_eth_dev_stop(port_id);
     rte_eth_dev_close(port_id);
     if (port.driver != PortDriverKind::kPci) rte_vdev_uninit(port.vdev_name.c_str());
-  });
+  };
+  // Only memif handles its peers on the interrupt thread; other drivers'
+  // stop and close may wait for events that thread delivers.
+  if (port.driver == PortDriverKind::kMemif) run_on_interrupt_thread(close);
+  else close();
 }
 
 }  // namespace nfv

@@ -28,13 +28,13 @@ void start_port(uint16_t port_id, const PortInfo& port, uint16_t tx_queues, rte_
 std::vector<std::string> wait_for_links(const std::vector<uint16_t>& port_ids, const std::vector<PortInfo>& ports,
                                         uint32_t timeout_ms);
 
-// Stops and starts the port again (a memif client connects anew); returns
+// Stops and starts a memif port again (a client connects anew); returns
 // the start's code. On DPDK's interrupt thread, as close_port.
 int restart_port(uint16_t port_id);
 
-// Stops and closes the port and removes its virtual device, on DPDK's
-// interrupt thread (interrupt_thread.h): never beside the memif driver's
-// handling of a peer that hung up.
+// Stops and closes the port and removes its virtual device; a memif port
+// on DPDK's interrupt thread (interrupt_thread.h), never beside the memif
+// driver's handling of a peer that hung up.
 void close_port(uint16_t port_id, const PortInfo& port);
 
 }  // namespace nfv

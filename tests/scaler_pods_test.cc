@@ -850,6 +850,7 @@ TEST(PodsWithoutAPeer, AKilledMemifServerIsLinkDownForItsPeerWhoseClientReconnec
   // The supervisor, stopped, stops its pod gracefully.
   pods.chin.process->signal(SIGTERM);
   EXPECT_EQ(pods.chin.wait(), 128 + SIGTERM) << pods.chin.logs();
+  std::filesystem::remove(pid_file);  // its pid is no one's now
   for (PodRun* pod : {&pods.nycm, &pods.kscy}) pod->process->signal(SIGINT);
   for (PodRun* pod : pods.all()) {
     if (pod != &pods.chin) {

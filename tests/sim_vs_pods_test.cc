@@ -221,7 +221,8 @@ TEST(SimulatorAgainstPods, ServesTheSameTrafficPerSlotAndDropsInTheSameSlots) {
     // Slot 0 starts with every pod's queues, caches and memif rings cold:
     // its first hop may start up to 100 ms of service late.
     const double cold_start = key.first == 0 ? 0.1 * delivered : 0;
-    EXPECT_NEAR(served, delivered, 0.05 * delivered + cold_start) << where;
+    EXPECT_LE(served, delivered + 0.05 * delivered) << where;
+    EXPECT_GE(served, delivered - 0.05 * delivered - cold_start) << where;
     // A slot drops when more than 1% of its packets are lost: a short burst
     // on a shared core must not count, a short-provisioned hop (>= 6% over
     // in this trace, less the queue) must.

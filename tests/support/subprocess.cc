@@ -1,5 +1,6 @@
 #include "subprocess.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -62,6 +63,20 @@ int Subprocess::wait(std::chrono::milliseconds timeout) {
   return WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + WTERMSIG(status_);
 }
 
+namespace {
+
+// waitpid(WNOHANG) until `pid` has ended or `until` has passed; true once ended.
+bool reap_until(pid_t pid, int& status, std::chrono::steady_clock::time_point until) {
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace
+
 CommandResult run_command(const std::string& command, int timeout_s) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) return {-1, "pipe failed"};
@@ -78,31 +93,36 @@ CommandResult run_command(const std::string& command, int timeout_s) {
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
+  setpgid(pid, pid);  // here too: a deadline before the child's own call still finds the group
   close(out[1]);
   // The deadline is the parent's: the answer ends at it even if something
-  // the command started still holds the pipe open.
+  // the command started still holds the pipe open, or the command writes
+  // elsewhere and never ends.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   std::string output;
-  bool timed_out = false;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
+    if (left.count() <= 0) break;
     pollfd p{out[0], POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    const int ready = poll(&p, 1, static_cast<int>(left.count()));
+    if (ready <= 0) continue;  // the deadline, or a signal: checked above
     char buffer[4096];
     const ssize_t n = read(out[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     output.append(buffer, static_cast<std::size_t>(n));
   }
   close(out[0]);
-  if (timed_out) kill(-pid, SIGKILL);
   int status = 0;
-  waitpid(pid, &status, 0);
-  if (timed_out) return {124, output + "\n(no end within " + std::to_string(timeout_s) + " s: killed)"};
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  if (reap_until(pid, status, deadline)) return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  // As timeout(1) -k: SIGTERM first, so a script's traps stop what it
+  // started (the demo's processes), then SIGKILL after a grace period.
+  kill(-pid, SIGTERM);
+  if (!reap_until(pid, status, std::chrono::steady_clock::now() + std::chrono::seconds(30))) {
+    kill(-pid, SIGKILL);
+    reap_until(pid, status, std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  }
+  return {124, output + "\n(no end within " + std::to_string(timeout_s) + " s: stopped)"};
 }
 
 std::string read_file(const std::string& path) {

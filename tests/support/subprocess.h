@@ -36,7 +36,8 @@ struct CommandResult {
 };
 
 // Runs a shell command to completion, bounded by `timeout_s`: at it, the
-// command's process group is killed and the exit code is 124.
+// command's process group gets SIGTERM, SIGKILL 30 s later, and the exit
+// code is 124.
 CommandResult run_command(const std::string& command, int timeout_s = 60);
 
 std::string read_file(const std::string& path);
