@@ -7,12 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
+
+#include "bounded_wait.h"
 
 namespace nfv::test {
 
@@ -50,29 +52,25 @@ void Subprocess::signal(int signo) {
 }
 
 int Subprocess::wait(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (running()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status_, 0);
-      exited_ = true;
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!poll_until([&] { return !running(); }, timeout)) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status_, 0);
+    exited_ = true;
+    return -1;
   }
   return WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + WTERMSIG(status_);
 }
 
 namespace {
 
-// waitpid(WNOHANG) until `pid` has ended or `until` has passed; true once ended.
-bool reap_until(pid_t pid, int& status, std::chrono::steady_clock::time_point until) {
-  for (;;) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR)) return true;
-    if (std::chrono::steady_clock::now() >= until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+// Whether `pid` has ended (its status reaped) within `bound`.
+bool reaped_within(pid_t pid, int& status, std::chrono::milliseconds bound) {
+  return poll_until(
+      [&] {
+        const pid_t r = waitpid(pid, &status, WNOHANG);
+        return r == pid || (r < 0 && errno != EINTR);
+      },
+      std::max(bound, std::chrono::milliseconds(0)));
 }
 
 }  // namespace
@@ -114,13 +112,14 @@ CommandResult run_command(const std::string& command, int timeout_s) {
   }
   close(out[0]);
   int status = 0;
-  if (reap_until(pid, status, deadline)) return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  if (reaped_within(pid, status, left)) return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
   // As timeout(1) -k: SIGTERM first, so a script's traps stop what it
   // started (the demo's processes), then SIGKILL after a grace period.
   kill(-pid, SIGTERM);
-  if (!reap_until(pid, status, std::chrono::steady_clock::now() + std::chrono::seconds(30))) {
+  if (!reaped_within(pid, status, std::chrono::seconds(30))) {
     kill(-pid, SIGKILL);
-    reap_until(pid, status, std::chrono::steady_clock::now() + std::chrono::seconds(30));
+    reaped_within(pid, status, std::chrono::seconds(30));
   }
   return {124, output + "\n(no end within " + std::to_string(timeout_s) + " s: stopped)"};
 }
