@@ -101,6 +101,11 @@ void ControlClient::handshake(const std::string& host) {
   } catch (const std::exception& e) {
     throw std::runtime_error("TLS handshake with the control API at " + host + ": " + e.what());
   }
+  if (ec == boost::asio::ssl::error::stream_truncated)
+    // The server hung up mid-handshake: under TLS 1.3 it checks the client's
+    // certificate last, so that is how a refused certificate looks here.
+    throw std::runtime_error("TLS handshake with the control API at " + host +
+                             " failed: the server closed the connection (does it trust this certificate's CA?)");
   if (ec) throw std::runtime_error("TLS handshake with the control API at " + host + " failed: " + ec.message());
 }
 

@@ -30,7 +30,7 @@
 namespace nfv {
 namespace {
 
-constexpr double kPodWaitSeconds = 30;
+constexpr int kPodWaitSeconds = 30;
 constexpr double kBaselineLeadSeconds = 0.25;
 constexpr double kLateShare = 0.5;  // of a slot: later than this past a slot's end, rejoin the clock
 // The most one control call may take: a share of the slot, so that a pod

@@ -20,25 +20,27 @@ std::string memif(const std::string& name, const std::string& site, const std::s
          ", memif_role: " + role + ", memif_socket: " + socket + "}\n";
 }
 
-std::string head(const std::string& name, const std::string& site, int control_port) {
+std::string head(const std::string& name, const std::string& site, int control_port, const std::string& tls = "") {
   return "name: " + name + "\nhosted_sites: [" + site + "]\n" +
-         (control_port > 0 ? "control: {port: " + std::to_string(control_port) + ", token: t}\n" : "") + "ports:\n";
+         (control_port > 0 ? "control: {port: " + std::to_string(control_port) + ", token: t" + (tls.empty() ? "" : ", tls: " + tls) + "}\n"
+                           : "") +
+         "ports:\n";
 }
 
 }  // namespace
 
 AbilenePods start_abilene_pods(const std::string& dir, const std::string& name_prefix, const std::string& chains_yaml,
                                const std::vector<std::string>& app_options, int control_base,
-                               const std::string& chin_lcores) {
+                               const std::string& chin_lcores, const std::string& control_tls) {
   const std::string shared = std::string(kSites) + kLineLinks + chains_yaml;
   const auto port = [&](int offset) { return control_base > 0 ? control_base + offset : 0; };
-  const std::string nycm = head(name_prefix + "nycm", "NYCMng", port(0)) +
+  const std::string nycm = head(name_prefix + "nycm", "NYCMng", port(0), control_tls) +
                            memif("in", "NYCMng", "", "server", dir + "/in.sock") +
                            memif("to_chin", "NYCMng", "CHINng, KSCYng", "client", dir + "/nycm-chin.sock") + shared;
-  const std::string chin = head(name_prefix + "chin", "CHINng", port(1)) +
+  const std::string chin = head(name_prefix + "chin", "CHINng", port(1), control_tls) +
                            memif("from_nycm", "CHINng", "NYCMng", "server", dir + "/nycm-chin.sock") +
                            memif("to_kscy", "CHINng", "KSCYng", "client", dir + "/chin-kscy.sock") + shared;
-  const std::string kscy = head(name_prefix + "kscy", "KSCYng", port(2)) +
+  const std::string kscy = head(name_prefix + "kscy", "KSCYng", port(2), control_tls) +
                            memif("from_chin", "KSCYng", "CHINng", "server", dir + "/chin-kscy.sock") +
                            memif("out", "KSCYng", "", "server", dir + "/out.sock") + shared;
   // Two cores: the pods share core 0 (idle loops back off), so that the

@@ -20,10 +20,12 @@ struct AbilenePods {
 // Writes and starts the three pods (downstream first; they wait for their
 // memif peers). `chains_yaml` starts with "chains:"; `control_base` > 0
 // gives the pods control APIs on ports base, base + 1, base + 2 (token "t").
-// The pods run on core 0, CHINng's on `chin_lcores` if given.
+// The pods run on core 0, CHINng's on `chin_lcores` if given. `control_tls`,
+// a YAML mapping ("{cert: ..., key: ..., ca: ...}"), puts the control APIs
+// on mutual TLS.
 AbilenePods start_abilene_pods(const std::string& dir, const std::string& name_prefix, const std::string& chains_yaml,
                                const std::vector<std::string>& app_options, int control_base = 0,
-                               const std::string& chin_lcores = "0");
+                               const std::string& chin_lcores = "0", const std::string& control_tls = "");
 
 // The same three PoPs in a triangle: NYCMng also reaches KSCYng directly
 // (NYCMng -> KSCYng needs no CHINng). CHINng's pod is a memif client on both
