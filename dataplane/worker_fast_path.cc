@@ -33,7 +33,7 @@ bool Worker::chain_eligible(int c) const {
   for (std::size_t h = 0; h < chain.hops.size(); ++h) {
     const HopInfo& hop = chain.hops[h];
     if (hop.sites.size() != 1 || hop.site != chain.ingress_site || !pod_.pools[pod_.index(c, static_cast<int>(h), 0)] ||
-        !VnfRegistry::instance().create(hop.vnf)->repeats_flows())
+        !VnfRegistry::instance().repeats_flows(hop.vnf))
       return false;
     stateful |= VnfRegistry::instance().stateful(hop.vnf);
   }

@@ -218,12 +218,9 @@ class FirewallVnf final : public Vnf {
   bool stateful() const override { return kStateful; }
 
   // The rules never change: an allowed IPv4 flow stays allowed by the same rule.
-  bool repeats_flows() const override { return true; }
+  static constexpr bool kRepeatsFlows = true;
   uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n) override {
-    uint64_t by_default = 0;
-    for (uint16_t i = 0; i < n; ++i) by_default += tickets[i]->data == kAllowedByDefault;
-    default_allowed_ += by_default;
-    allowed_ += n - by_default;
+    for (uint16_t i = 0; i < n; ++i) count_allowed(tickets[i]->data);
     return 0;
   }
 
@@ -242,6 +239,10 @@ class FirewallVnf final : public Vnf {
   // A ticket's data: which counter an allowed flow's packets go to.
   static constexpr uint32_t kAllowedByRule = 0, kAllowedByDefault = 1;
 
+  // An allowed packet, by rule or by default: process() and repeat() both
+  // count here, so that the two paths cannot drift.
+  void count_allowed(uint32_t how) { (how == kAllowedByDefault ? default_allowed_ : allowed_)++; }
+
   // decide() for the burst's IPv4 packet i, with its ticket when allowed.
   uint8_t decide_ipv4(uint16_t i, uint32_t userdata) {
     const uint8_t verdict = decide(userdata);
@@ -253,14 +254,14 @@ class FirewallVnf final : public Vnf {
   uint8_t decide(uint32_t userdata) {
     if (userdata == 0) {
       if (default_allow_) {
-        default_allowed_++;
+        count_allowed(kAllowedByDefault);
         return 0;
       }
       default_denied_++;
       return 1;
     }
     if (rule_actions_[userdata]) {
-      allowed_++;
+      count_allowed(kAllowedByRule);
       return 0;
     }
     denied_++;

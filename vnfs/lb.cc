@@ -207,9 +207,8 @@ class LoadBalancerVnf final : public Vnf {
       }
       const auto pos = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data));
       Connection& c = conns_[pos];
-      c.last_seen = now;
+      went_by(static_cast<int32_t>(pos), true, now);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4, services_[c.service].vip, q.key.protocol, q.checksum);
-      to_client_++;
       issue_ticket(burst.reverse_index[j], FlowTicket{&c.generation, c.generation, pos << 1 | kToClientBit});
     }
     in_use_.store(-1, std::memory_order_release);
@@ -221,17 +220,11 @@ class LoadBalancerVnf final : public Vnf {
 
   // Backends go up and down only through control(), after which the pod
   // ends every ticket; a connection's own end or move bumps its generation.
-  bool repeats_flows() const override { return true; }
+  static constexpr bool kRepeatsFlows = true;
   void upkeep() override { expire_some(clock_()); }
   uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n) override {
     const uint64_t now = clock_();
-    uint64_t to_client = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      conns_[tickets[i]->data >> 1].last_seen = now;
-      to_client += tickets[i]->data & kToClientBit;
-    }
-    to_client_ += to_client;
-    to_backend_ += n - to_client;
+    for (uint16_t i = 0; i < n; ++i) went_by(static_cast<int32_t>(tickets[i]->data >> 1), tickets[i]->data & kToClientBit, now);
     return 0;
   }
 
@@ -391,6 +384,15 @@ class LoadBalancerVnf final : public Vnf {
 
   // Ticket data: the connection's position, and this bit for a reply.
   static constexpr uint32_t kToClientBit = 1;
+
+  // A packet of connection `pos` (none: < 0, a packet Maglev alone steered)
+  // went by, towards the client or the backend: the connection is touched
+  // and the packet counted. process() and repeat() both count here, so that
+  // the two paths cannot drift.
+  void went_by(int32_t pos, bool to_client, uint64_t now) {
+    if (pos >= 0) conns_[pos].last_seen = now;
+    (to_client ? to_client_ : to_backend_)++;
+  }
   static constexpr int32_t kDropped = -2, kNoConnection = -1;
 
   // Picks (or keeps) the connection's backend and rewrites the destination.
@@ -448,9 +450,8 @@ class LoadBalancerVnf final : public Vnf {
         created = true;
       }
     }
-    if (pos >= 0) conns_[pos].last_seen = now;
+    went_by(pos, false, now);
     rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4 + 2, services_[service].backends[backend].at, q.key.protocol, q.checksum);
-    to_backend_++;
     return pos >= 0 ? pos : kNoConnection;
   }
 

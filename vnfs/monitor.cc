@@ -143,7 +143,7 @@ class MonitorVnf final : public Vnf {
   static constexpr bool kStateful = true;
   bool stateful() const override { return kStateful; }
 
-  bool repeats_flows() const override { return true; }
+  static constexpr bool kRepeatsFlows = true;
   void upkeep() override {
     if (timeout_) expire_some(clock_());
   }

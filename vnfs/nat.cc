@@ -166,7 +166,7 @@ class NatVnf final : public Vnf {
     // direction; pass 2 rewrites.
     TwoWayBurst<Pending> burst;
     burst.classify_all(input_, pkts, n,
-                       [this](uint16_t i, rte_mbuf* m, const HeaderLayout& h, Pending& q) { return classify(i, m, h, q); });
+                       [this, now](uint16_t i, rte_mbuf* m, const HeaderLayout& h, Pending& q) { return classify(i, m, h, q, now); });
     burst.look_up(out_table_, out_cache_, [this](int32_t pos, const NatKey& key) { return holds(pos, &Session::inside, key); },
                   in_table_, in_cache_, [this](int32_t pos, const NatKey& key) { return holds(pos, &Session::outside, key); });
     Pending* const pending = burst.pending;
@@ -188,10 +188,9 @@ class NatVnf final : public Vnf {
         continue;
       }
       Session& sess = sessions_[pos];
-      sess.last_seen = now;
+      went_by(session_data(pos, kOutbound), now);
       if (q.l4.proto == kTcp) note_tcp_flags(sess, q.l4.tcp_flags);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4.src_port, sess.outside, q.l4);
-      translated_out_++;
       if (peer == kNotHairpin && q.l4.proto != kIcmp) issue_session_ticket(i, sess, pos, kOutbound, q.l4.proto);
       if (peer >= 0) {
         Session& to = sessions_[peer];
@@ -209,10 +208,9 @@ class NatVnf final : public Vnf {
         continue;
       }
       Session& sess = sessions_[burst.reverse_data[j]];
-      sess.last_seen = now;
+      went_by(session_data(burst.reverse_data[j], kInbound), now);
       if (q.l4.proto == kTcp) note_tcp_flags(sess, q.l4.tcp_flags);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4.dst_port, sess.inside, q.l4);
-      translated_in_++;
       if (q.l4.proto != kIcmp) issue_session_ticket(i, sess, burst.reverse_data[j], kInbound, q.l4.proto);
     }
     return burst.compact(pkts, n, dropped, n_dropped);
@@ -221,23 +219,11 @@ class NatVnf final : public Vnf {
   static constexpr bool kStateful = true;
   bool stateful() const override { return kStateful; }
 
-  bool repeats_flows() const override { return true; }
+  static constexpr bool kRepeatsFlows = true;
   void upkeep() override { expire_some(clock_()); }
   uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n) override {
     const uint64_t now = clock_();
-    uint64_t inbound = 0, passed = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      const uint32_t data = tickets[i]->data;
-      if (data == kPassedData) {
-        passed++;
-        continue;
-      }
-      sessions_[data >> 1].last_seen = now;
-      inbound += data & 1;
-    }
-    not_translated_ += passed;
-    translated_in_ += inbound;
-    translated_out_ += n - passed - inbound;
+    for (uint16_t i = 0; i < n; ++i) went_by(tickets[i]->data, now);
     return 0;
   }
 
@@ -323,17 +309,31 @@ class NatVnf final : public Vnf {
   // Ticket data: a session's position and direction (low bit: inbound), or
   // a packet passed untranslated (neither from inside nor to an external address).
   static constexpr uint32_t kPassedData = UINT32_MAX;
+  static uint32_t session_data(int32_t pos, TwoWayVerdict direction) {
+    return static_cast<uint32_t>(pos) << 1 | (direction == kInbound);
+  }
+
+  // A packet of the flow that `data` names went by: its session is touched
+  // and the packet counted. process() and repeat() both count here, so that
+  // the two paths cannot drift.
+  void went_by(uint32_t data, uint64_t now) {
+    if (data == kPassedData) {
+      not_translated_++;
+      return;
+    }
+    sessions_[data >> 1].last_seen = now;
+    ((data & 1) ? translated_in_ : translated_out_)++;
+  }
 
   // The ticket of packet i translated by session `pos`: it holds while the
   // session lives; TCP flags that change the session's state need process().
   void issue_session_ticket(uint16_t i, const Session& s, int32_t pos, TwoWayVerdict direction, ProtoIndex proto) {
-    const uint32_t data = static_cast<uint32_t>(pos) << 1 | (direction == kInbound);
-    issue_ticket(i, FlowTicket{&s.generation, s.generation, data}, 0,
+    issue_ticket(i, FlowTicket{&s.generation, s.generation, session_data(pos, direction)}, 0,
                  proto == kTcp ? RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG | RTE_TCP_RST_FLAG : 0);
   }
 
   // Direction and lookup key of a sound IPv4 packet, or the verdict when it needs no lookup.
-  uint8_t classify(uint16_t i, rte_mbuf* m, const HeaderLayout& h, Pending& q) {
+  uint8_t classify(uint16_t i, rte_mbuf* m, const HeaderLayout& h, Pending& q, uint64_t now) {
     if (h.family != AddressFamily::kIpv4) {
       ipv6_passed_++;
       return kPassIt;
@@ -345,7 +345,7 @@ class NatVnf final : public Vnf {
     const bool outbound = (src & internal_mask_) == internal_net_;
     const bool inbound = !outbound && is_external(dst);
     if (!outbound && !inbound) {
-      not_translated_++;
+      went_by(kPassedData, now);
       issue_ticket(i, FlowTicket{nullptr, 0, kPassedData});
       return kPassIt;
     }

@@ -124,7 +124,7 @@ class RateLimitVnf final : public Vnf {
   static constexpr bool kStateful = false;
   bool stateful() const override { return table_ != nullptr; }
 
-  bool repeats_flows() const override { return true; }
+  static constexpr bool kRepeatsFlows = true;
   uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n) override {
     const uint64_t now = clock_();  // the meters' clock, as process() reads it
     uint64_t drops = 0;

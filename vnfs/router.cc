@@ -167,7 +167,7 @@ class RouterVnf final : public Vnf {
   bool stateful() const override { return kStateful; }
 
   // The routes never change after init.
-  bool repeats_flows() const override { return true; }
+  static constexpr bool kRepeatsFlows = true;
   uint64_t repeat(const FlowTicket* const*, rte_mbuf* const*, uint16_t n) override {
     forwarded_ += n;
     return 0;

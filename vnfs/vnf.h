@@ -108,10 +108,11 @@ class Vnf {
     return false;
   }
 
-  // The chain fast path (flow_ticket.h). A VNF that can say, per packet,
-  // that its treatment of the packet's flow repeats returns true here and
-  // fills tickets in process() when tickets_ is set (issue_ticket).
-  virtual bool repeats_flows() const { return false; }
+  // The chain fast path (flow_ticket.h). A type that can say, per packet,
+  // that its treatment of the packet's flow repeats sets kRepeatsFlows in
+  // its class (VnfRegistry::repeats_flows) and fills tickets in process()
+  // when tickets_ is set (issue_ticket).
+  static constexpr bool kRepeatsFlows = false;
   // The per-burst upkeep process() does before its packets (expiry sweeps):
   // the fast path calls it for a burst it takes past the VNF, before it
   // checks the burst's tickets. Like process(), it reads the VNF's clock.
@@ -160,11 +161,18 @@ inline uint16_t compact_burst(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, u
 
 using VnfFactory = std::function<std::unique_ptr<Vnf>()>;
 
+// What the pod asks of a VNF type without building one: its class's
+// kStateful and kRepeatsFlows.
+struct VnfTraits {
+  bool stateful = false;
+  bool repeats_flows = false;
+};
+
 class VnfRegistry {
  public:
   static VnfRegistry& instance();
 
-  void add(const std::string& name, const std::string& description, bool stateful, VnfFactory factory);
+  void add(const std::string& name, const std::string& description, const VnfTraits& traits, VnfFactory factory);
   bool contains(const std::string& name) const { return entries_.count(name) != 0; }
   // Throws std::invalid_argument naming the known types when `name` is unknown.
   std::unique_ptr<Vnf> create(const std::string& name) const;
@@ -172,13 +180,16 @@ class VnfRegistry {
   // its instance (and its site) while the pool scales; a stateless one may
   // move. Throws like create().
   bool stateful(const std::string& name) const;
+  // Whether the type's instances fill tickets for the chain fast path.
+  // Throws like create().
+  bool repeats_flows(const std::string& name) const;
   // name -> description, sorted.
   std::map<std::string, std::string> list() const;
 
  private:
   struct Entry {
     std::string description;
-    bool stateful = false;
+    VnfTraits traits;
     VnfFactory factory;
   };
   const Entry& entry(const std::string& name) const;
@@ -186,15 +197,18 @@ class VnfRegistry {
 };
 
 struct VnfRegistration {
-  VnfRegistration(const std::string& name, const std::string& description, bool stateful, VnfFactory factory) {
-    VnfRegistry::instance().add(name, description, stateful, std::move(factory));
+  VnfRegistration(const std::string& name, const std::string& description, const VnfTraits& traits, VnfFactory factory) {
+    VnfRegistry::instance().add(name, description, traits, std::move(factory));
   }
 };
 
 // One line per VNF type, next to its class (the library is linked whole).
-// The class says whether the type is stateful: static constexpr bool kStateful.
-#define NFV_REGISTER_VNF(name, cls, description) \
-  static ::nfv::VnfRegistration nfv_vnf_registration_##cls(name, description, cls::kStateful, [] { return std::make_unique<cls>(); })
+// The class says whether the type is stateful (static constexpr bool
+// kStateful) and, if it does, that it repeats flows (kRepeatsFlows).
+#define NFV_REGISTER_VNF(name, cls, description)                                                                  \
+  static ::nfv::VnfRegistration nfv_vnf_registration_##cls(name, description,                                      \
+                                                           ::nfv::VnfTraits{cls::kStateful, cls::kRepeatsFlows}, \
+                                                           [] { return std::make_unique<cls>(); })
 
 // Reads a counter another thread increments.
 inline uint64_t read_counter(const uint64_t& counter) { return __atomic_load_n(&counter, __ATOMIC_RELAXED); }

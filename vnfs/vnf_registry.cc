@@ -37,8 +37,8 @@ VnfRegistry& VnfRegistry::instance() {
   return registry;
 }
 
-void VnfRegistry::add(const std::string& name, const std::string& description, bool stateful, VnfFactory factory) {
-  entries_[name] = Entry{description, stateful, std::move(factory)};
+void VnfRegistry::add(const std::string& name, const std::string& description, const VnfTraits& traits, VnfFactory factory) {
+  entries_[name] = Entry{description, traits, std::move(factory)};
 }
 
 const VnfRegistry::Entry& VnfRegistry::entry(const std::string& name) const {
@@ -53,7 +53,9 @@ const VnfRegistry::Entry& VnfRegistry::entry(const std::string& name) const {
 
 std::unique_ptr<Vnf> VnfRegistry::create(const std::string& name) const { return entry(name).factory(); }
 
-bool VnfRegistry::stateful(const std::string& name) const { return entry(name).stateful; }
+bool VnfRegistry::stateful(const std::string& name) const { return entry(name).traits.stateful; }
+
+bool VnfRegistry::repeats_flows(const std::string& name) const { return entry(name).traits.repeats_flows; }
 
 std::map<std::string, std::string> VnfRegistry::list() const {
   std::map<std::string, std::string> out;
