@@ -44,6 +44,9 @@ class Backend {
   // Whether running the journaled slots again rebuilds the backend's state
   // (the simulator: queues and place in the trace); pods carry their own.
   virtual bool reruns_history() const { return false; }
+  // Such a backend's history starts at `slot` (a rotated journal keeps only
+  // the later slots): the re-run starts there, queues empty.
+  virtual void start_history_at(std::size_t /*slot*/) {}
   // Whether the system can run a pool of `hop` (0-based) of `chain` at
   // `site`: pods run only the placements of their configs. Where a site
   // down sends a hop's pools; the simulator runs any.

@@ -40,6 +40,11 @@ class SimBackend final : public Backend {
 
   bool done() const override { return environment_.done(); }
   bool reruns_history() const override { return true; }
+  void start_history_at(std::size_t slot) override {
+    EpisodeSpec episode;
+    episode.start_slot = slot;
+    environment_.reset(episode);
+  }
 
  private:
   ScalerEnvironment environment_;

@@ -41,6 +41,7 @@ void SlotLoop::switch_policy(std::unique_ptr<Policy> policy, std::string why) {
 }
 
 void SlotLoop::resume(const std::vector<PastSlot>& past, const CostBreakdown& cost_so_far) {
+  if (backend_->reruns_history() && !past.empty() && past.front().slot > 0) backend_->start_history_at(past.front().slot);
   for (const PastSlot& slot : past) {
     if (backend_->reruns_history()) observation_ = backend_->run_slot(slot.plan, slot.applied).observation;
     for (std::size_t s = slot.slot; s < slot.slot + slot.slots; ++s) forecaster_->observe(slot.arrival_pps, s);

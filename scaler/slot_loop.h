@@ -77,7 +77,9 @@ class SlotLoop {
   };
   // After start(): the forecaster learns the measured rates again; a backend
   // that reruns history (the simulator) runs the slots again; the last
-  // applied plan is in force; the next slot follows the last one.
+  // applied plan is in force; the next slot follows the last one. A past
+  // that starts after slot 0 (a rotated journal) is re-run from its first
+  // slot, the simulator's queues empty there.
   void resume(const std::vector<PastSlot>& past, const CostBreakdown& cost_so_far);
 
   Policy& policy() { return *policy_; }

@@ -314,6 +314,38 @@ TEST(ScalerService, AJournalLineTornByAKillIsCutOffAndTheRunResumes) {
   for (std::size_t t = 0; t < resumed.size(); ++t) EXPECT_EQ(resumed[t].slot(), t);
 }
 
+// A journal past journal_max_mib rotates to JOURNAL.1: on disk it stays
+// under twice the size, the slots kept read back in order, and a restarted
+// scaler resumes after the last of them.
+TEST(ScalerService, AJournalPastItsSizeRotatesAndTheRunResumesFromWhatIsKept) {
+  const std::string dir = temp_dir();
+  const std::string journal = dir + "/journal.jsonl";
+  const double max_mib = 0.004;  // about two of this system's entries
+  const auto max_bytes = static_cast<std::uintmax_t>(max_mib * (1 << 20));
+  const std::string rotate = "journal_max_mib: " + std::to_string(max_mib) + "\n";
+  const auto first = run_service(dir, setup_yaml(dir, "{name: online}", "slots: 10\n" + rotate));
+  ASSERT_TRUE(std::filesystem::exists(Journal::rotated_path(journal)));
+  EXPECT_LT(std::filesystem::file_size(journal), max_bytes);
+  EXPECT_LT(std::filesystem::file_size(Journal::rotated_path(journal)), 2 * max_bytes);
+  ASSERT_FALSE(first.empty());
+  EXPECT_LT(first.size(), 10u) << "the oldest slots went with the rotations";
+  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i].slot(), 10 - first.size() + i);
+
+  const auto resumed = run_service(dir, setup_yaml(dir, "{name: online}", rotate));
+  ASSERT_FALSE(resumed.empty());
+  EXPECT_EQ(resumed.back().slot(), 23u);
+  for (std::size_t i = 1; i < resumed.size(); ++i) EXPECT_EQ(resumed[i].slot(), resumed[i - 1].slot() + 1);
+  for (const auto& e : resumed) EXPECT_TRUE(e.error().empty()) << "slot " << e.slot() << ": " << e.error();
+
+  write(dir + "/bad.yaml", setup_yaml(dir, "{name: online}", "journal_max_mib: -1\n"));
+  try {
+    load_scaler_setup(dir + "/bad.yaml");
+    FAIL() << "a negative journal_max_mib was taken";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("journal_max_mib"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ScalerService, PlansForThePredictorsForecast) {
   // EWMA with alpha 0.5: each slot's forecast is half the last measured rate
   // plus half the previous forecast, through the unit mapping both ways.

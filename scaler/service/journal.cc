@@ -27,10 +27,23 @@ void cut_torn_tail(const std::string& path) {
 
 }  // namespace
 
-Journal::Journal(const std::string& path) : path_(path) {
+Journal::Journal(const std::string& path, std::uint64_t rotate_bytes) : path_(path), rotate_bytes_(rotate_bytes) {
   cut_torn_tail(path);
   out_.open(path, std::ios::app);
   if (!out_) throw std::runtime_error(path + ": cannot open the journal for appending");
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  bytes_ = error ? 0 : size;
+}
+
+void Journal::rotate() {
+  out_.close();
+  std::error_code error;
+  std::filesystem::rename(path_, rotated_path(path_), error);
+  if (error) throw std::runtime_error(path_ + ": cannot rotate the journal to " + rotated_path(path_) + ": " + error.message());
+  out_.open(path_, std::ios::app);
+  if (!out_) throw std::runtime_error(path_ + ": cannot open the journal for appending");
+  bytes_ = 0;
 }
 
 void Journal::write(const scaler::JournalEntry& entry) {
@@ -41,12 +54,15 @@ void Journal::write(const scaler::JournalEntry& entry) {
   out_ << line << '\n';
   out_.flush();
   if (!out_) throw std::runtime_error(path_ + ": cannot write the journal");
+  bytes_ += line.size() + 1;
+  if (rotate_bytes_ > 0 && bytes_ >= rotate_bytes_) rotate();
 }
 
-std::vector<scaler::JournalEntry> Journal::read(const std::string& path) {
+namespace {
+
+void read_file(const std::string& path, std::vector<scaler::JournalEntry>& entries) {
   std::ifstream in(path);
-  std::vector<scaler::JournalEntry> entries;
-  if (!in) return entries;
+  if (!in) return;
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) lines.push_back(line);
@@ -59,6 +75,14 @@ std::vector<scaler::JournalEntry> Journal::read(const std::string& path) {
     }
     entries.push_back(std::move(entry));
   }
+}
+
+}  // namespace
+
+std::vector<scaler::JournalEntry> Journal::read(const std::string& path) {
+  std::vector<scaler::JournalEntry> entries;
+  read_file(rotated_path(path), entries);
+  read_file(path, entries);
   return entries;
 }
 

@@ -89,7 +89,8 @@ ScalerService::ScalerService(ScalerSetup setup) : setup_(std::move(setup)) {
     resumed_ = entries.size();
   }
   slot_ = loop_->next_slot();
-  if (!config.journal().empty()) journal_ = std::make_unique<Journal>(config.journal());
+  if (!config.journal().empty())
+    journal_ = std::make_unique<Journal>(config.journal(), static_cast<std::uint64_t>(config.journal_max_mib() * (1 << 20)));
   instances_per_site_.assign(setup_.model->sites(), 0.0);
   for (const PoolPlan& p : loop_->last_good().pools) instances_per_site_[p.site] += p.instances;
   site_up_.assign(setup_.model->sites(), 1);
