@@ -29,6 +29,7 @@
 // With ROWS "chains", only part 2's chain rows at 64 B (testpmd next to them).
 //
 //   vnf_throughput NFV_POD_BINARY [SECONDS] [OUT_DIR] [RUNS] [ROWS]
+#include <filesystem>
 #include <pcap/pcap.h>
 #include <unistd.h>
 
@@ -102,6 +103,10 @@ std::vector<uint8_t> frame(int f, int size) {
 void write_capture(const std::string& path, int size) {
   pcap_t* dead = pcap_open_dead(DLT_EN10MB, 65535);
   pcap_dumper_t* dumper = pcap_dump_open(dead, path.c_str());
+  if (dumper == nullptr) {
+    std::fprintf(stderr, "vnf_throughput: cannot write %s: %s\n", path.c_str(), pcap_geterr(dead));
+    std::exit(1);
+  }
   for (int f = 0; f < kFlows; ++f) {
     const auto b = frame(f, size);
     pcap_pkthdr header{};
@@ -214,6 +219,12 @@ int main(int argc, char** argv) {
   const std::string pod = argv[1];
   const int seconds = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string dir = argc > 3 ? argv[3] : "/tmp";
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  if (made) {
+    std::fprintf(stderr, "vnf_throughput: cannot make %s: %s\n", dir.c_str(), made.message().c_str());
+    return 1;
+  }
   const int runs = argc > 4 ? std::max(1, std::atoi(argv[4])) : 3;
   const bool chains_only = argc > 5 && std::string(argv[5]) == "chains";
   const char* eal_args[] = {argv[0], "-l", "0", "--in-memory", "--no-pci", "--no-telemetry", "--log-level=lib.eal:error"};
