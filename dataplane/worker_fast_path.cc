@@ -69,7 +69,15 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
   for (int h = first ? 1 : 0; h < hops && n; ++h) {
     const int pool = pod_.index(chain, h, 0);
     const PoolView& view = snapshot_->pools[pool];
-    if (FlowAffinity* pins = affinity_[pool].get(); pins && lone_slot(pool, view) < 0) {
+    if (const int lone = lone_slot(pool, view); lone >= 0) {
+      // One instance: the records of this generation name it (a snapshot
+      // that changed the pool ended the others), so one check for the run.
+      uint16_t same = 0;
+      while (same < n && records[same]->slots[h] == lone) ++same;
+      n = can_take_now(pod_.pools[pool]->slot(lone), same) ? same : 0;
+      continue;
+    }
+    if (FlowAffinity* pins = affinity_[pool].get()) {
       uint32_t hashes[kMaxVnfBurst];
       uint16_t pinned[kMaxVnfBurst], slots[kMaxVnfBurst];
       uint16_t n_pinned = 0;
@@ -284,7 +292,8 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
       if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
       uint64_t bytes_dropped = 0;
       const auto n_dropped = static_cast<uint16_t>(__builtin_popcountll(drops));
-      for (uint16_t i = at; i < end; ++i, drops >>= 1) {
+      if (drops == 0 && kept == at) kept = end;  // nothing dropped, nothing to move: the usual case
+      else for (uint16_t i = at; i < end; ++i, drops >>= 1) {
         if (drops & 1) {
           bytes_dropped += rte_pktmbuf_pkt_len(pkts[i]);
           drop_in_chain(pkts[i], DropReason::vnf);

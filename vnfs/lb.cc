@@ -207,7 +207,8 @@ class LoadBalancerVnf final : public Vnf {
       }
       const auto pos = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data));
       Connection& c = conns_[pos];
-      went_by(static_cast<int32_t>(pos), true, now);
+      touch(static_cast<int32_t>(pos), now);
+      count(true, 1);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4, services_[c.service].vip, q.key.protocol, q.checksum);
       issue_ticket(burst.reverse_index[j], FlowTicket{&c.generation, c.generation, pos << 1 | kToClientBit});
     }
@@ -224,7 +225,15 @@ class LoadBalancerVnf final : public Vnf {
   void upkeep() override { expire_some(clock_()); }
   uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n) override {
     const uint64_t now = clock_();
-    for (uint16_t i = 0; i < n; ++i) went_by(static_cast<int32_t>(tickets[i]->data >> 1), tickets[i]->data & kToClientBit, now);
+    // The count summed in a register and added once (a member count per
+    // packet would be a store each, between the connections' stores).
+    uint64_t to_client = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      touch(static_cast<int32_t>(tickets[i]->data >> 1), now);
+      to_client += tickets[i]->data & kToClientBit;
+    }
+    count(true, to_client);
+    count(false, n - to_client);
     return 0;
   }
 
@@ -385,14 +394,14 @@ class LoadBalancerVnf final : public Vnf {
   // Ticket data: the connection's position, and this bit for a reply.
   static constexpr uint32_t kToClientBit = 1;
 
-  // A packet of connection `pos` (none: < 0, a packet Maglev alone steered)
-  // went by, towards the client or the backend: the connection is touched
-  // and the packet counted. process() and repeat() both count here, so that
-  // the two paths cannot drift.
-  void went_by(int32_t pos, bool to_client, uint64_t now) {
+  // A packet of connection `pos` (none: < 0, a packet Maglev alone
+  // steered) went by: the connection is touched, and the packets counted
+  // towards the client or the backend. process() and repeat() both go
+  // through these two, so that the paths cannot drift.
+  void touch(int32_t pos, uint64_t now) {
     if (pos >= 0) conns_[pos].last_seen = now;
-    (to_client ? to_client_ : to_backend_)++;
   }
+  void count(bool to_client, uint64_t packets) { (to_client ? to_client_ : to_backend_) += packets; }
   static constexpr int32_t kDropped = -2, kNoConnection = -1;
 
   // Picks (or keeps) the connection's backend and rewrites the destination.
@@ -450,7 +459,8 @@ class LoadBalancerVnf final : public Vnf {
         created = true;
       }
     }
-    went_by(pos, false, now);
+    touch(pos, now);
+    count(false, 1);
     rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4 + 2, services_[service].backends[backend].at, q.key.protocol, q.checksum);
     return pos >= 0 ? pos : kNoConnection;
   }
