@@ -292,15 +292,18 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
       if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
       uint64_t bytes_dropped = 0;
       const auto n_dropped = static_cast<uint16_t>(__builtin_popcountll(drops));
-      if (drops == 0 && kept == at) kept = end;  // nothing dropped, nothing to move: the usual case
-      else for (uint16_t i = at; i < end; ++i, drops >>= 1) {
-        if (drops & 1) {
-          bytes_dropped += rte_pktmbuf_pkt_len(pkts[i]);
-          drop_in_chain(pkts[i], DropReason::vnf);
-          continue;
+      if (drops == 0 && kept == at) {
+        kept = end;  // nothing dropped, nothing to move: the usual case
+      } else {
+        for (uint16_t i = at; i < end; ++i, drops >>= 1) {
+          if (drops & 1) {
+            bytes_dropped += rte_pktmbuf_pkt_len(pkts[i]);
+            drop_in_chain(pkts[i], DropReason::vnf);
+            continue;
+          }
+          pkts[kept] = pkts[i];
+          records[kept++] = records[i];
         }
-        pkts[kept] = pkts[i];
-        records[kept++] = records[i];
       }
       instance.counters.bursts++;
       count_served(instance.counters, run, static_cast<uint16_t>(run - n_dropped), n_dropped, bytes_in, bytes_in - bytes_dropped);

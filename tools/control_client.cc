@@ -102,10 +102,10 @@ void ControlClient::handshake(const std::string& host) {
     throw std::runtime_error("TLS handshake with the control API at " + host + ": " + e.what());
   }
   if (ec == boost::asio::ssl::error::stream_truncated)
-    // The server hung up mid-handshake: under TLS 1.3 it checks the client's
-    // certificate last, so that is how a refused certificate looks here.
+    // A bare "stream truncated" says nothing: name what makes a server hang up here.
     throw std::runtime_error("TLS handshake with the control API at " + host +
-                             " failed: the server closed the connection (does it trust this certificate's CA?)");
+                             " failed: the server closed the connection during the handshake (it refuses an address for a"
+                             " while after failed attempts, or does not trust this certificate's CA)");
   if (ec) throw std::runtime_error("TLS handshake with the control API at " + host + " failed: " + ec.message());
 }
 

@@ -208,7 +208,7 @@ class LoadBalancerVnf final : public Vnf {
       const auto pos = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data));
       Connection& c = conns_[pos];
       touch(static_cast<int32_t>(pos), now);
-      count(true, 1);
+      count(kToClient, 1);
       rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, src_addr), q.l4, services_[c.service].vip, q.key.protocol, q.checksum);
       issue_ticket(burst.reverse_index[j], FlowTicket{&c.generation, c.generation, pos << 1 | kToClientBit});
     }
@@ -232,8 +232,8 @@ class LoadBalancerVnf final : public Vnf {
       touch(static_cast<int32_t>(tickets[i]->data >> 1), now);
       to_client += tickets[i]->data & kToClientBit;
     }
-    count(true, to_client);
-    count(false, n - to_client);
+    count(kToClient, to_client);
+    count(kToBackend, n - to_client);
     return 0;
   }
 
@@ -401,7 +401,8 @@ class LoadBalancerVnf final : public Vnf {
   void touch(int32_t pos, uint64_t now) {
     if (pos >= 0) conns_[pos].last_seen = now;
   }
-  void count(bool to_client, uint64_t packets) { (to_client ? to_client_ : to_backend_) += packets; }
+  enum Direction : bool { kToBackend = false, kToClient = true };
+  void count(Direction direction, uint64_t packets) { (direction == kToClient ? to_client_ : to_backend_) += packets; }
   static constexpr int32_t kDropped = -2, kNoConnection = -1;
 
   // Picks (or keeps) the connection's backend and rewrites the destination.
@@ -460,7 +461,7 @@ class LoadBalancerVnf final : public Vnf {
       }
     }
     touch(pos, now);
-    count(false, 1);
+    count(kToBackend, 1);
     rewrite(q.ip, q.ip + offsetof(rte_ipv4_hdr, dst_addr), q.l4 + 2, services_[service].backends[backend].at, q.key.protocol, q.checksum);
     return pos >= 0 ? pos : kNoConnection;
   }

@@ -204,7 +204,7 @@ struct VnfRegistration {
 
 // One line per VNF type, next to its class (the library is linked whole).
 // The class says whether the type is stateful (static constexpr bool
-// kStateful) and, if it does, that it repeats flows (kRepeatsFlows).
+// kStateful). A type that repeats flows says so too (kRepeatsFlows).
 #define NFV_REGISTER_VNF(name, cls, description)                                                                  \
   static ::nfv::VnfRegistration nfv_vnf_registration_##cls(name, description,                                      \
                                                            ::nfv::VnfTraits{cls::kStateful, cls::kRepeatsFlows}, \

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iterator>
 #include <sstream>
@@ -60,7 +61,9 @@ void Journal::write(const scaler::JournalEntry& entry) {
 
 namespace {
 
-void read_file(const std::string& path, std::vector<scaler::JournalEntry>& entries) {
+// A torn last line is left out where a crash may have torn it (the file
+// being written); elsewhere (a rotated file, complete) it is an error.
+void read_file(const std::string& path, bool may_be_torn, std::vector<scaler::JournalEntry>& entries) {
   std::ifstream in(path);
   if (!in) return;
   std::vector<std::string> lines;
@@ -70,7 +73,7 @@ void read_file(const std::string& path, std::vector<scaler::JournalEntry>& entri
     scaler::JournalEntry entry;
     const auto status = google::protobuf::util::JsonStringToMessage(lines[i], &entry);
     if (!status.ok()) {
-      if (i + 1 == lines.size()) break;  // torn by a crash while writing
+      if (may_be_torn && i + 1 == lines.size()) break;  // torn by a crash while writing
       throw std::runtime_error(path + ":" + std::to_string(i + 1) + ": not a journal entry: " + status.ToString());
     }
     entries.push_back(std::move(entry));
@@ -80,9 +83,19 @@ void read_file(const std::string& path, std::vector<scaler::JournalEntry>& entri
 }  // namespace
 
 std::vector<scaler::JournalEntry> Journal::read(const std::string& path) {
-  std::vector<scaler::JournalEntry> entries;
-  read_file(rotated_path(path), entries);
-  read_file(path, entries);
+  std::vector<scaler::JournalEntry> entries, current;
+  read_file(rotated_path(path), false, entries);
+  read_file(path, true, current);
+  if (!entries.empty() && !current.empty()) {
+    // The two must follow each other: a .1 left from an earlier run (its
+    // journal removed, not the .1) would make a history with a gap.
+    const std::uint64_t after = entries.back().slot() + std::max<std::uint64_t>(entries.back().slots(), 1);
+    if (current.front().slot() != after)
+      throw std::runtime_error(rotated_path(path) + " ends before slot " + std::to_string(after) + " but " + path +
+                               " starts at slot " + std::to_string(current.front().slot()) +
+                               ": not one journal (remove both to start afresh)");
+  }
+  entries.insert(entries.end(), std::make_move_iterator(current.begin()), std::make_move_iterator(current.end()));
   return entries;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <algorithm>
 #include <array>
 #include <numeric>
 #include <sstream>
@@ -90,7 +91,8 @@ ScalerService::ScalerService(ScalerSetup setup) : setup_(std::move(setup)) {
   }
   slot_ = loop_->next_slot();
   if (!config.journal().empty())
-    journal_ = std::make_unique<Journal>(config.journal(), static_cast<std::uint64_t>(config.journal_max_mib() * (1 << 20)));
+    journal_ = std::make_unique<Journal>(
+        config.journal(), config.journal_max_mib() > 0 ? std::max<std::uint64_t>(1, config.journal_max_mib() * (1 << 20)) : 0);
   instances_per_site_.assign(setup_.model->sites(), 0.0);
   for (const PoolPlan& p : loop_->last_good().pools) instances_per_site_[p.site] += p.instances;
   site_up_.assign(setup_.model->sites(), 1);

@@ -106,7 +106,8 @@ ScalerSetup build(ScalerSetup setup) {
   if (c.sla_penalty() == 0) c.set_sla_penalty(10);
   if (c.horizon() == 0) c.set_horizon(1);
   if (!c.has_journal_max_mib()) c.set_journal_max_mib(64);
-  if (!(c.journal_max_mib() >= 0)) throw std::runtime_error(source.locate("journal_max_mib", "a size in MiB >= 0 (0: never rotate)"));
+  if (!(c.journal_max_mib() >= 0 && c.journal_max_mib() <= 1 << 20))
+    throw std::runtime_error(source.locate("journal_max_mib", "a size in MiB from 0 (never rotate) to 1048576"));
   if (c.sla_ms() == 0) c.set_sla_ms(60);
   if (c.vnfs().empty()) c.set_vnfs("counter");
   if (c.policy().name().empty()) c.mutable_policy()->set_name("static");
