@@ -17,21 +17,21 @@ bool has_eal_flag(const std::vector<std::string>& args, const std::string& flag)
   });
 }
 
-std::vector<std::string> complete_eal_args(std::vector<std::string> args, const PodLayout& layout) {
+std::vector<std::string> complete_eal_args(std::vector<std::string> args, const PortSet& ports) {
   if (!has_eal_flag(args, "--file-prefix") && !has_eal_flag(args, "--in-memory"))
-    args.push_back("--file-prefix=" + layout.name);
+    args.push_back("--file-prefix=" + ports.name);
   // Unlink hugepage files as soon as they are mapped: nothing is left behind
   // in hugetlbfs, even when a pod is killed.
   if (!has_eal_flag(args, "--huge-unlink") && !has_eal_flag(args, "--in-memory") && !has_eal_flag(args, "--no-huge"))
     args.push_back("--huge-unlink");
   const bool pci_listed = has_eal_flag(args, "-a") || has_eal_flag(args, "--allow") || has_eal_flag(args, "-b") ||
                           has_eal_flag(args, "--block") || has_eal_flag(args, "--no-pci");
-  if (!layout.has_pci_ports() && !pci_listed) args.push_back("--no-pci");
+  if (!ports.has_pci_ports() && !pci_listed) args.push_back("--no-pci");
   return args;
 }
 
-bool start_eal(const char* program, const std::vector<char*>& eal, const PodLayout& layout) {
-  std::vector<std::string> args = complete_eal_args({eal.begin() + 1, eal.end()}, layout);
+bool start_eal(const char* program, const std::vector<char*>& eal, const PortSet& ports) {
+  std::vector<std::string> args = complete_eal_args({eal.begin() + 1, eal.end()}, ports);
   if (has_eal_flag(args, "--no-huge")) spdlog::warn("running without hugepages because --no-huge was given");
   std::vector<char*> argv{eal[0]};
   for (auto& a : args) argv.push_back(a.data());

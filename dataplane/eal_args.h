@@ -1,26 +1,26 @@
-// The EAL command line of a pod: what the operator gave before `--`, plus
+// The EAL command line of a pod or nfv-replay: what the operator gave before `--`, plus
 // the defaults that let several pods share a host.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "pod_layout.h"
+#include "port_set.h"
 
 namespace nfv {
 
-// Adds --file-prefix=<pod name> unless a prefix or --in-memory is given (so
-// pods on one host never share hugepage files), and --no-pci when the pod
-// has no PCI port and no PCI allow/block list is given, and --huge-unlink
+// Adds --file-prefix=<the set's name> unless a prefix or --in-memory is given
+// (so processes on one host never share hugepage files), and --no-pci when
+// the set has no PCI port and no PCI allow/block list is given, and --huge-unlink
 // (no hugepage files left behind). Never adds --no-huge.
-std::vector<std::string> complete_eal_args(std::vector<std::string> args, const PodLayout& layout);
+std::vector<std::string> complete_eal_args(std::vector<std::string> args, const PortSet& ports);
 
 bool has_eal_flag(const std::vector<std::string>& args, const std::string& flag);
 
 // Starts DPDK's EAL for `program` with the arguments before `--` (eal[0] is
 // argv[0]), completed as above. On failure prints why, with the usual cause
 // (no hugepages) and its remedy, and returns false.
-bool start_eal(const char* program, const std::vector<char*>& eal, const PodLayout& layout);
+bool start_eal(const char* program, const std::vector<char*>& eal, const PortSet& ports);
 
 // A DPDK program's command line split at the first `--`: EAL arguments
 // before it (eal[0] is the program name), the program's own after it; with

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "pod_config.pb.h"
+#include "port_set.h"
 #include "tls_files.h"
 
 namespace nfv {
 
 inline constexpr int kMaxSites = 255;   // a site index fits the NSH context byte
 inline constexpr int kMaxHops = 250;    // stages (hops + 2) fit the 8-bit NSH SI
-inline constexpr int kNoIndex = -1;
 
 struct DelayStep {
   double at_ms;
@@ -45,26 +45,6 @@ struct LinkInfo {
   int from = 0, to = 0;      // site indexes
   WanLinkParams params;
   int port = kNoIndex;       // inter-pod port when `to` is in another pod
-};
-
-enum class PortDriverKind { kMemif, kPcap, kRing, kNull, kAfPacket, kTap, kPci };
-
-struct PortInfo {
-  std::string name;
-  PortDriverKind driver = PortDriverKind::kNull;
-  std::string vdev_name;     // "net_memif0"; empty for PCI
-  std::string devargs;       // "role=server,socket=...", or the PCI address
-  std::string memif_socket;  // memif only: the socket path
-  bool memif_client = false;
-  int site = 0;
-  std::vector<int> peer_sites;
-  bool default_pass = false;
-  int default_port = kNoIndex;
-  std::string capture_pcapng;
-  uint16_t rx_descriptors = 1024, tx_descriptors = 1024;
-  bool tx_only = false;
-  std::array<uint8_t, 6> peer_mac{};
-  bool peer_mac_set = false;
 };
 
 // One classification rule, compiled.
@@ -131,23 +111,17 @@ struct ControlSettings {
   TlsFiles tls;  // none: plain TCP, loopback only
 };
 
-struct PodLayout {
-  std::string name;
+// The port set's name is the pod's name.
+struct PodLayout : PortSet {
   std::vector<SiteInfo> sites;
   std::vector<LinkInfo> links;
   std::vector<int> link_index;   // [from * sites + to] -> link, or kNoIndex
-  std::vector<PortInfo> ports;
   std::vector<ChainInfo> chains;
-  uint32_t mempool_mbufs = 32767;
-  uint32_t mempool_cache = 256;
-  uint32_t link_wait_ms = 10000;
   uint32_t fast_path_flows = 4096;  // records per worker; 0: no chain fast path
   ControlSettings control;
 
   int link_between(int from, int to) const { return link_index[from * sites.size() + to]; }
   int site_index(const std::string& name) const;
-  int port_index(const std::string& name) const;
-  bool has_pci_ports() const;
 };
 
 // Throws ConfigError(field path, expected) on the first problem.

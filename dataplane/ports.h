@@ -1,4 +1,4 @@
-// Creating, starting and closing the pod's DPDK ports from the layout:
+// Creating, starting and closing a process's DPDK ports from its port set:
 // virtual devices by devargs (memif, pcap, ring, null, af_packet, tap) and
 // PCI devices by address.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pod_layout.h"
+#include "port_set.h"
 
 struct rte_mempool;
 

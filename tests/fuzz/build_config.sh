@@ -15,7 +15,7 @@ flags="-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
   -I$root/scaler -I$root/scaler/service -I$root/predictor -I$root/controlplane"
 sources="tests/fuzz/config_fuzz.cc tests/fuzz/replay_fuzz.cc
   proto/control_decode.cc proto/yaml_message.cc
-  dataplane/config_loader.cc dataplane/pod_layout.cc
+  dataplane/config_loader.cc dataplane/pod_layout.cc dataplane/port_set.cc
   scaler/service/scaler_setup.cc scaler/plan_file.cc scaler/plan.cc scaler/plan_validation.cc scaler/calibration.cc
   scaler/scenario.cc scaler/system_model.cc scaler/arrival_schedule.cc scaler/forecaster.cc
   traces/replay/replay_config.cc traces/trace_csv.cc traces/rate_trace.cc traces/iso_time.cc traces/emulation_scale.cc

@@ -114,9 +114,9 @@ AppArgs parse_app_args(const std::vector<char*>& args) {
 
 struct OpenPorts {
   std::vector<uint16_t> ids;
-  const nfv::PodLayout* layout = nullptr;
+  const nfv::PortSet* set = nullptr;
   ~OpenPorts() {
-    for (std::size_t i = 0; i < ids.size(); ++i) nfv::close_port(ids[i], layout->ports[i]);
+    for (std::size_t i = 0; i < ids.size(); ++i) nfv::close_port(ids[i], set->ports[i]);
   }
 };
 
@@ -174,39 +174,39 @@ int main(int argc, char** argv) {
   }
   if (plan.generator) std::fputs(nfv::ReplayReport::describe(*plan.generator).c_str(), stdout);
   if (app.check_only) {
-    std::printf("%s: valid (%zu ports%s%s%s)\n", app.config.c_str(), plan.layout.ports.size(),
+    std::printf("%s: valid (%zu ports%s%s%s)\n", app.config.c_str(), plan.ports.ports.size(),
                 plan.generator ? ", generator" : "", plan.pcap_replay ? ", pcap replay" : "", plan.sink ? ", sink" : "");
     return 0;
   }
   std::fflush(stdout);
 
-  if (!nfv::start_eal("nfv-replay", eal_argv, plan.layout)) return 1;
+  if (!nfv::start_eal("nfv-replay", eal_argv, plan.ports)) return 1;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
   int rc = 0;
-  rte_mempool* pool = rte_pktmbuf_pool_create((plan.layout.name + "_pool").c_str(), plan.layout.mempool_mbufs,
-                                              plan.layout.mempool_cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+  rte_mempool* pool = rte_pktmbuf_pool_create((plan.ports.name + "_pool").c_str(), plan.ports.mempool_mbufs,
+                                              plan.ports.mempool_cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
   if (!pool) {
-    std::fprintf(stderr, "nfv-replay: cannot create a mempool of %u mbufs (%s)\n", plan.layout.mempool_mbufs,
+    std::fprintf(stderr, "nfv-replay: cannot create a mempool of %u mbufs (%s)\n", plan.ports.mempool_mbufs,
                  rte_strerror(rte_errno));
     rte_eal_cleanup();
     return 1;
   }
   {
     OpenPorts ports;
-    ports.layout = &plan.layout;
+    ports.set = &plan.ports;
     std::unique_ptr<nfv::TraceGenerator> generator;
     std::unique_ptr<nfv::PcapReplayer> replayer;
     std::unique_ptr<nfv::ProbeSink> sink;
     std::unique_ptr<PollingLoopRcu> loop_rcu;  // gone before the ports close
     const nfv::WallClock clock;
     try {
-      for (const auto& port : plan.layout.ports) {
+      for (const auto& port : plan.ports.ports) {
         ports.ids.push_back(nfv::create_port_device(port));
-        nfv::start_port(ports.ids.back(), port, 1, pool, plan.layout.link_wait_ms);
+        nfv::start_port(ports.ids.back(), port, 1, pool, plan.ports.link_wait_ms);
       }
-      const auto down = nfv::wait_for_links(ports.ids, plan.layout.ports, plan.layout.link_wait_ms);
+      const auto down = nfv::wait_for_links(ports.ids, plan.ports.ports, plan.ports.link_wait_ms);
       if (!down.empty()) throw std::runtime_error("port '" + down.front() + "' is still down after link_wait_ms; is its peer running?");
       if (plan.generator) generator = std::make_unique<nfv::TraceGenerator>(*plan.generator, ports.ids[plan.generator->port], pool, clock);
       if (plan.pcap_replay) replayer = std::make_unique<nfv::PcapReplayer>(*plan.pcap_replay, ports.ids[plan.pcap_replay->port], pool);

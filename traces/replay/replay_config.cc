@@ -35,18 +35,18 @@ Ipv4Prefix parse_prefix(const std::string& text, const std::string& field) {
   return prefix;
 }
 
-int require_port(const PodLayout& layout, const std::string& name, const std::string& field) {
-  const int index = layout.port_index(name);
+int require_port(const PortSet& ports, const std::string& name, const std::string& field) {
+  const int index = ports.port_index(name);
   if (index != kNoIndex) return index;
   std::string known;
-  for (const auto& p : layout.ports) known += (known.empty() ? "" : ", ") + p.name;
+  for (const auto& p : ports.ports) known += (known.empty() ? "" : ", ") + p.name;
   throw ConfigError(field, "one of the ports (" + known + "), got '" + name + "'");
 }
 
 // A port that sends must have somewhere to send: a pcap port needs tx_pcap.
-int require_sending_port(const ReplayConfig& config, const PodLayout& layout, const std::string& name,
+int require_sending_port(const ReplayConfig& config, const PortSet& ports, const std::string& name,
                          const std::string& field) {
-  const int index = require_port(layout, name, field);
+  const int index = require_port(ports, name, field);
   const auto& port = config.ports(index);
   if (port.driver() == config::DRIVER_PCAP && port.tx_pcap().empty())
     throw ConfigError(field, "a port that can send; pcap port '" + name + "' has no tx_pcap");
@@ -147,10 +147,10 @@ std::vector<PacketSizeShare> build_sizes(const config::Generator& g) {
   return sizes;
 }
 
-GeneratorPlan build_generator(const ReplayConfig& config, const PodLayout& layout) {
+GeneratorPlan build_generator(const ReplayConfig& config, const PortSet& ports) {
   const auto& g = config.generator();
   GeneratorPlan plan;
-  plan.port = require_sending_port(config, layout, g.port(), "generator.port");
+  plan.port = require_sending_port(config, ports, g.port(), "generator.port");
   RateTrace trace = load_trace(g.trace(), "generator.trace");
   const auto& source = g.trace();
   if (source.first_row() >= trace.rows())
@@ -224,33 +224,22 @@ GeneratorPlan build_generator(const ReplayConfig& config, const PodLayout& layou
 }
 
 ReplayPlan build_plan(const ReplayConfig& config) {
-  // The ports, mempool and name go through the pod's own layout rules: a
-  // one-site pod config hosting only these ports.
-  config::PodConfig pod;
-  pod.set_name(config.name().empty() ? "replay" : config.name());
-  auto* site = pod.add_sites();
-  site->set_name("replay");
-  pod.add_hosted_sites("replay");
-  for (int i = 0; i < config.ports_size(); ++i) {
+  ReplayPlan plan;
+  read_process_name(config.name().empty() ? "replay" : config.name(), plan.ports);
+  for (int i = 0; i < config.ports_size(); ++i)
     if (config.ports(i).peer_sites_size())
       throw ConfigError(at("ports", i) + ".peer_sites", "no peer sites: nfv-replay sends plain packets, not NSH");
-    auto* port = pod.add_ports();
-    *port = config.ports(i);
-    port->set_site("replay");
-  }
-  *pod.mutable_mempool() = config.mempool();
-  if (!pod.mempool().mbufs()) pod.mutable_mempool()->set_mbufs(65535);
-  pod.set_link_wait_ms(config.link_wait_ms());
-  ReplayPlan plan;
-  plan.layout = build_pod_layout(pod);
+  read_ports(config.ports(), plan.ports);
+  plan.ports.mempool_mbufs = 65535;
+  read_mempool(config.mempool(), config.link_wait_ms(), plan.ports);
 
   if (config.has_generator() && config.has_pcap_replay())
     throw ConfigError("pcap_replay", "either generator or pcap_replay in one process, not both");
-  if (config.has_generator()) plan.generator = build_generator(config, plan.layout);
+  if (config.has_generator()) plan.generator = build_generator(config, plan.ports);
   if (config.has_pcap_replay()) {
     const auto& r = config.pcap_replay();
     PcapReplayPlan p;
-    p.port = require_sending_port(config, plan.layout, r.port(), "pcap_replay.port");
+    p.port = require_sending_port(config, plan.ports, r.port(), "pcap_replay.port");
     if (r.file().empty()) throw ConfigError("pcap_replay.file", "the pcap file to replay");
     p.file = r.file();
     if (r.speed() < 0) throw ConfigError("pcap_replay.speed", "a speed-up factor > 0 (10 = ten times faster)");
@@ -261,8 +250,8 @@ ReplayPlan build_plan(const ReplayConfig& config) {
   if (config.has_sink()) {
     const auto& s = config.sink();
     SinkPlan sink;
-    sink.port = require_port(plan.layout, s.port(), "sink.port");
-    if (plan.layout.ports[sink.port].tx_only)
+    sink.port = require_port(plan.ports, s.port(), "sink.port");
+    if (plan.ports.ports[sink.port].tx_only)
       throw ConfigError("sink.port", "a port that receives; '" + s.port() + "' only transmits");
     if (plan.generator && sink.port == plan.generator->port)
       throw ConfigError("sink.port", "a port other than the generator's");

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pod_layout.h"
+#include "port_set.h"
 #include "rate_trace.h"
 #include "replay_config.pb.h"
 #include "yaml_message.h"
@@ -70,9 +70,9 @@ struct SinkPlan {
 };
 
 struct ReplayPlan {
-  // Name (EAL file prefix), ports, mempool and link wait, compiled by the
-  // pod's rules (dataplane/pod_layout.h) so ports read the same everywhere.
-  PodLayout layout;
+  // Name (EAL file prefix), ports, mempool and link wait, read by the
+  // pod's rules (dataplane/port_set.h) so ports read the same everywhere.
+  PortSet ports;
   std::optional<GeneratorPlan> generator;
   std::optional<PcapReplayPlan> pcap_replay;
   std::optional<SinkPlan> sink;
