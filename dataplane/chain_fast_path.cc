@@ -69,6 +69,7 @@ uint32_t ChainFastPath::start_recording(uint32_t flow_hash, const FastPathKey& k
   r.ticketed = 0;
   r.steered = 0;
   r.pinned = 0;
+  r.pins_seen_tsc = 0;
   r.writes = 0;
   r.tcp_slow_flags = 0;
   r.ingress_ttl = l3_of(m)[kTtlOffset];

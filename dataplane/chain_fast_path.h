@@ -15,7 +15,8 @@
 //   - every hop's ticket still holds (its flow state was not released),
 //   - every hop's pool still steers the flow to the instance the record
 //     names (the worker checks this: the snapshot fixes Maglev and reply
-//     steering, and a pinned flow's pin is looked up and so refreshed),
+//     steering, and a pinned flow's pin is looked up, and so refreshed, at
+//     least every 1/64 of its idle timeout: it moves only when it expires),
 //   - its TTL survives the chain's decrements, and it carries no TCP flag a
 //     hop must see (SYN, FIN, RST at the nat).
 // Everything else takes the slow path, which is always right.
@@ -77,6 +78,7 @@ struct alignas(64) FastPathRecord {
   // hop whose pool picked the instance by pin (a repeat refreshes the pin).
   uint32_t pin_hashes[kFastPathMaxHops];
   uint8_t pinned = 0;
+  uint64_t pins_seen_tsc = 0;  // when a repeat last looked the pins up (and so refreshed them)
   // While recording.
   uint8_t ticketed = 0;      // bit per hop that answered
   uint8_t steered = 0;       // bit per hop whose instance slot was noted
@@ -86,6 +88,7 @@ struct alignas(64) FastPathRecord {
 };
 static_assert(offsetof(FastPathRecord, slots) + kFastPathMaxHops <= 64);
 static_assert(offsetof(FastPathRecord, tickets) == 64);
+static_assert(offsetof(FastPathRecord, pins_seen_tsc) / 64 == offsetof(FastPathRecord, pin_hashes) / 64);
 
 enum class FastPathCheck : uint8_t {
   kRepeat,         // the packet is repeated from its record

@@ -66,6 +66,13 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
         break;
       }
   }
+  // Records whose pins were looked up too long ago: only those look them up
+  // (a pin moves only when it expires or its instance goes, and the latter
+  // is a new snapshot, which ends every record).
+  uint64_t stale = 0;
+  if (chain_fast_[chain] & kChainPins)
+    for (uint16_t i = 0; i < n; ++i)
+      if (records[i]->pinned && now_tsc_ - records[i]->pins_seen_tsc >= pin_refresh_tsc_[chain]) stale |= 1ull << i;
   for (int h = first ? 1 : 0; h < hops && n; ++h) {
     const int pool = pod_.index(chain, h, 0);
     const PoolView& view = snapshot_->pools[pool];
@@ -82,7 +89,7 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
       uint16_t pinned[kMaxVnfBurst], slots[kMaxVnfBurst];
       uint16_t n_pinned = 0;
       for (uint16_t i = 0; i < n; ++i)
-        if (records[i]->pinned & (1u << h)) {
+        if ((records[i]->pinned & (1u << h)) && (stale >> i & 1)) {
           hashes[n_pinned] = records[i]->pin_hashes[h];
           pinned[n_pinned++] = i;
         }
@@ -114,6 +121,8 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
         }
     }
   }
+  for (uint64_t looked = n < 64 ? stale & ((1ull << n) - 1) : stale; looked; looked &= looked - 1)
+    records[__builtin_ctzll(looked)]->pins_seen_tsc = now_tsc_;
   return n;
 }
 
@@ -122,14 +131,26 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
 void Worker::prepare_fast_path() {
   const PodLayout& layout = pod_.layout;
   chain_fast_.assign(layout.chains.size(), 0);
+  pin_refresh_tsc_.assign(layout.chains.size(), 0);
+  upkeep_tsc_.assign(layout.chains.size(), 0);
+  // Expiry sweeps are paced by time (a late one catches up): every 20 us is
+  // as good as every burst.
+  upkeep_every_tsc_ = pod_.clock.hz() / 50000;
   if (layout.fast_path_flows == 0) return;
   bool any = false;
   for (std::size_t c = 0; c < layout.chains.size(); ++c) {
     if (!chain_eligible(static_cast<int>(c))) continue;
     uint8_t flags = kChainFast;
+    uint64_t refresh = UINT64_MAX;
     for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h)
-      if (affinity_[pod_.index(static_cast<int>(c), static_cast<int>(h), 0)]) flags |= kChainPins;
+      if (affinity_[pod_.index(static_cast<int>(c), static_cast<int>(h), 0)]) {
+        flags |= kChainPins;
+        // A pin forgets a flow idle for a timeout: looked up at least every
+        // 1/64 of it, it lives 63/64 to 1.25 timeouts past the flow's last packet.
+        refresh = std::min(refresh, pod_.clock.hz() / 1000 * layout.chains[c].hops[h].flow_idle_timeout_ms / 64);
+      }
     chain_fast_[c] = flags;
+    pin_refresh_tsc_[c] = refresh;
     any = true;
   }
   if (any) fast_path_ = std::make_unique<ChainFastPath>(layout.fast_path_flows, static_cast<int>(rte_socket_id()));
@@ -164,11 +185,14 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
   // catches up in fewer bursts. Either way only entries idle past their
   // timeout go.)
   const int hops = pod_.routes[chain].egress_stage - 1;
-  for (int h = 0; h < hops; ++h) {
-    const int pool = pod_.index(chain, h, 0);
-    const PoolView& view = snapshot_->pools[pool];
-    for (int slot = index_; slot < view.slots_in_use; slot += pod_.worker_count)
-      if (view.state[slot] != InstanceState::kFree) pod_.pools[pool]->slot(slot).vnf->upkeep();
+  if (now_tsc_ - upkeep_tsc_[chain] >= upkeep_every_tsc_) {
+    upkeep_tsc_[chain] = now_tsc_;
+    for (int h = 0; h < hops; ++h) {
+      const int pool = pod_.index(chain, h, 0);
+      const PoolView& view = snapshot_->pools[pool];
+      for (int slot = index_; slot < view.slots_in_use; slot += pod_.worker_count)
+        if (view.state[slot] != InstanceState::kFree) pod_.pools[pool]->slot(slot).vnf->upkeep();
+    }
   }
   // Runs of repeated and of slow packets, in order; a run is checked only
   // after the slow run before it has changed the VNFs' state (an instance
