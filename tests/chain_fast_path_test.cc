@@ -94,6 +94,16 @@ std::vector<std::vector<FrameSpec>> client_traffic() {
   return flows;
 }
 
+// `rounds` rounds of every flow, interleaved (seeds from `first_seed`), each
+// waited for.
+void send_rounds(Exchange& exchange, const std::vector<std::vector<FrameSpec>>& flows, uint32_t& number, uint32_t first_seed,
+                 uint32_t rounds) {
+  for (uint32_t round = 0; round < rounds; ++round) {
+    exchange.send(interleave(flows, number, first_seed + round));
+    exchange.checkpoint();
+  }
+}
+
 nfv::control::Request vnf_request(uint32_t hop, const std::string& text) {
   nfv::control::Request r;
   r.mutable_vnf()->set_chain("web");
@@ -255,10 +265,7 @@ TEST(ChainFastPath, ChangesNothingButTheCostOfPinsKeptAliveByRepeats) {
       std::this_thread::sleep_for(100ms);  // time passing, not a wait for anything
     }
     ASSERT_EQ(pod.scale("web", 1, 3).get(), "");
-    for (uint32_t round = 0; round < 2; ++round) {
-      exchange.send(interleave(flows, number, 110 + round));
-      exchange.checkpoint();
-    }
+    send_rounds(exchange, flows, number, 110, 2);
   };
   expect_same_with_and_without(config, scenario, 0.4, Order::kPerFlow);
   std::filesystem::remove(routes);
@@ -281,15 +288,9 @@ TEST(ChainFastPath, ChangesNothingButTheCostOfRateLimitedInstancesOverloaded) {
   const Scenario scenario = [](Pod& pod, Exchange& exchange) {
     const auto flows = client_traffic();
     uint32_t number = 0;
-    for (uint32_t round = 0; round < 6; ++round) {
-      exchange.send(interleave(flows, number, 60 + round));
-      exchange.checkpoint();
-    }
+    send_rounds(exchange, flows, number, 60, 6);
     ASSERT_EQ(pod.scale("web", 1, 3).get(), "");
-    for (uint32_t round = 0; round < 3; ++round) {
-      exchange.send(interleave(flows, number, 70 + round));
-      exchange.checkpoint();
-    }
+    send_rounds(exchange, flows, number, 70, 3);
   };
   // Tokens refill by wall time, so the share repeated varies with the
   // machine's speed and load (19% in a run beside two busy processes).
