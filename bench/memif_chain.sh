@@ -5,7 +5,8 @@
 #   memif_chain.sh BUILD_DIR [--seconds N] [--runs N] [RUN_DIR]
 #
 # Both set-ups get their frames from the same source, a testpmd that replays
-# a capture of 64-byte UDP frames (1,024 flows) forever into a memif port,
+# a capture of 64-byte UDP frames (60 bytes and the FCS; 1,024 flows)
+# forever into a memif port,
 # and count them at the same sink, a testpmd in rxonly mode on a memif port:
 #   reference: source -> sink
 #   pods:      source -> pod A -> pod B -> pod C -> sink
@@ -14,7 +15,7 @@
 # The figure is the sink's median Rx rate, the median of --runs runs of
 # --seconds each (defaults 8 and 3), and the ratio of the two.
 #
-# Each process polls its own lcore, named with -l: on a machine with fewer
+# Each process polls its own cpu, named with --lcores: on a machine with fewer
 # cores than the five pollers of the pods' set-up (three pod workers, the
 # source and the sink) they share cores, which the reference (two pollers)
 # does not have to; the script prints how they were placed.
@@ -35,11 +36,12 @@ mkdir -p "$RUN"
 POD="$BUILD/dataplane/nfv-pod"
 [ -x "$POD" ] || { echo "memif_chain: $POD not built (ninja -C $BUILD)" >&2; exit 1; }
 command -v dpdk-testpmd > /dev/null || { echo "memif_chain: dpdk-testpmd not found (./nfv setup installs dpdk)" >&2; exit 1; }
+command -v bc > /dev/null || { echo "memif_chain: bc not found (apt-get install bc)" >&2; exit 1; }
 . "$HERE/../deploy/lib/processes.sh"
 
 CORES=$(nproc)
 # EAL's lcores 0 (main) and 1 (the poller) on cpus MAIN and POLLER, each
-# wrapped around the machine's cpus (they may then share one).
+# wrapped around the machine's cpus 0..nproc-1 (they may then share one).
 lcores() { echo "0@$(($1 % CORES)),1@$(($2 % CORES))"; }
 
 python3 - "$RUN/frames.pcap" <<'EOF'
@@ -77,7 +79,7 @@ start_sink() {  # SOCKET LCORES NAME
 # The sink's median Rx-pps over the run: its readings once packets arrive,
 # the first (a part of a second) left out.
 sink_rate() {
-  grep -a -o 'Rx-pps: *[0-9]*' "$1" | awk '$2 > 0 {print $2}' | tail -n +2 | sort -n |
+  { grep -a -o 'Rx-pps: *[0-9]*' "$1" || true; } | awk '$2 > 0 {print $2}' | tail -n +2 | sort -n |
     awk '{v[NR]=$1} END {if (NR == 0) print 0; else print v[int((NR + 1) / 2)]}'
 }
 # Polls FILE for PATTERN for up to 20 s.
@@ -88,7 +90,9 @@ wait_for() {
     sleep 0.1; waited=$((waited + 1))
   done
 }
-reference_run() {  # N -> Rx pps
+# Each run sets RATE, the sink's Rx pps (not printed: a run must not be a
+# subshell, whose processes the script's exit would not know to stop).
+reference_run() {  # N
   local sock="$RUN/ref.sock"
   rm -f "$sock"
   start_source "$sock" "$(lcores 0 0)" ref_source_$1
@@ -97,7 +101,7 @@ reference_run() {  # N -> Rx pps
   wait_for "$RUN/ref_sink_$1.log" 'Port statistics'
   sleep "$SECONDS_RUN"  # the run's length: the rates are read from the logs after
   stop_all
-  sink_rate "$RUN/ref_sink_$1.log"
+  RATE=$(sink_rate "$RUN/ref_sink_$1.log")
 }
 
 pod_config() {  # NAME SITE PORTS_YAML
@@ -136,7 +140,7 @@ pod_config memif_b B "$(memif from_a B A server "$RUN/ab.sock"; memif to_c B C c
 pod_config memif_c C "$(memif from_b C A,B server "$RUN/bc.sock"; memif out C '' server "$RUN/out.sock")" > "$RUN/pod_c.yaml"
 # The source polls cpu 0, pods C, B and A cpus 1, 2 and 3, the sink cpu 4
 # (wrapped around the machine's cpus).
-pods_run() {  # N -> Rx pps
+pods_run() {  # N
   rm -f "$RUN"/*.sock
   start_source "$RUN/src.sock" "$(lcores 0 0)" pods_source_$1
   wait_for "$RUN/pods_source_$1.log" 'Port statistics'
@@ -144,22 +148,24 @@ pods_run() {  # N -> Rx pps
   track_start "$POD" --lcores "$(lcores 2 2)" --log-level=lib.eal:warning -- --config "$RUN/pod_b.yaml" > "$RUN/pod_b_$1.log" 2>&1
   track_start "$POD" --lcores "$(lcores 3 3)" --log-level=lib.eal:warning -- --config "$RUN/pod_a.yaml" > "$RUN/pod_a_$1.log" 2>&1
   start_sink "$RUN/out.sock" "$(lcores 4 4)" pods_sink_$1
-  wait_for "$RUN/pod_a_$1.log" 'forwarding on'
+  for name in a b c; do wait_for "$RUN/pod_${name}_$1.log" 'forwarding on'; done
   wait_for "$RUN/pods_sink_$1.log" 'Port statistics'
   sleep "$SECONDS_RUN"  # the run's length: the rates are read from the logs after
   stop_all
-  sink_rate "$RUN/pods_sink_$1.log"
+  RATE=$(sink_rate "$RUN/pods_sink_$1.log")
 }
 
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR + 1) / 2)]}'; }
 ref=() pods=()
 for i in $(seq "$RUNS"); do
-  ref+=("$(reference_run "$i")")
-  pods+=("$(pods_run "$i")")
+  reference_run "$i"
+  ref+=("$RATE")
+  pods_run "$i"
+  pods+=("$RATE")
 done
 r=$(printf '%s\n' "${ref[@]}" | median)
 p=$(printf '%s\n' "${pods[@]}" | median)
-echo "memif chain, 64 B UDP frames, $CORES cores, median of $RUNS runs of $SECONDS_RUN s (each run: the reference, then the pods)"
+echo "memif chain, 64 B UDP frames (with the FCS), $CORES cores, median of $RUNS runs of $SECONDS_RUN s (each run: the reference, then the pods)"
 echo "  cpus (main and poller): reference: source $(lcores 0 0), sink $(lcores 1 1);" \
   "pods: source $(lcores 0 0), C $(lcores 1 1), B $(lcores 2 2), A $(lcores 3 3), sink $(lcores 4 4)"
 printf '%-52s %10s %10s\n' configuration Mpps 'vs ref'

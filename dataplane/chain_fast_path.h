@@ -75,7 +75,8 @@ struct alignas(64) FastPathRecord {
   // Then one ticket per hop.
   FlowTicket tickets[kFastPathMaxHops];
   // By hop: the hash the pool's flow pins know the flow by; pinned: bit per
-  // hop whose pool picked the instance by pin (a repeat refreshes the pin).
+  // hop whose pool picked the instance by pin (a repeat refreshes the pin,
+  // at least every 1/64 of its idle timeout: pins_seen_tsc).
   uint32_t pin_hashes[kFastPathMaxHops];
   uint8_t pinned = 0;
   uint64_t pins_seen_tsc = 0;  // when a repeat last looked the pins up (and so refreshed them)

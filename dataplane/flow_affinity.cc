@@ -47,17 +47,24 @@ void FlowAffinity::note_single(const uint32_t* flow_hashes, uint16_t n, const Po
   for (uint16_t i = 0; i < n; ++i) seen_[(flow_hashes[i] >> 6) & kSeenWordMask] |= 1ull << (flow_hashes[i] & 63);
 }
 
-void FlowAffinity::slots_for(const uint32_t* flow_hashes, uint16_t n, const PoolView& view, uint64_t now_tsc, uint16_t* slots) {
+void FlowAffinity::slots_for(const uint32_t* flow_hashes, uint16_t n, const PoolView& view, uint64_t now_tsc, uint16_t* slots,
+                             uint64_t* unheld) {
   if (single_) {
     // The pool has grown since the last burst: the lone instance's flows stay with it.
     single_ = false;
     inherit_until_tsc_ = now_tsc + idle_timeout_tsc_;
   }
   for (uint16_t i = 0; i < n; ++i) rte_prefetch0(&buckets_[flow_hashes[i] & bucket_mask_]);
-  for (uint16_t i = 0; i < n; ++i) slots[i] = slot_for(flow_hashes[i], view, now_tsc);
+  uint64_t missed = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    bool held = true;
+    slots[i] = slot_for(flow_hashes[i], view, now_tsc, held);
+    if (!held) missed |= 1ull << (i & 63);
+  }
+  if (unheld) *unheld = missed;
 }
 
-uint16_t FlowAffinity::slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc) {
+uint16_t FlowAffinity::slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc, bool& held) {
   const uint32_t now = coarse(now_tsc);
   Pin* free_pin = nullptr;
   uint32_t b = flow_hash & bucket_mask_;
@@ -84,6 +91,7 @@ uint16_t FlowAffinity::slot_for(uint32_t flow_hash, const PoolView& view, uint64
   const uint16_t slot = fresh_slot(flow_hash, view, now_tsc);
   if (!free_pin) {
     table_full_++;
+    held = false;
     return slot;
   }
   *free_pin = Pin{flow_hash, view.generation[slot], now, slot, 1};

@@ -38,7 +38,9 @@ class FlowAffinity {
 
   // The slot for each of a burst's flow hashes: the pinned one while it still
   // serves the pool, else a fresh pick from the Maglev table (then pinned).
-  void slots_for(const uint32_t* flow_hashes, uint16_t n, const PoolView& view, uint64_t now_tsc, uint16_t* slots);
+  // `unheld`, if given, gets bit i for a flow the full table could not pin.
+  void slots_for(const uint32_t* flow_hashes, uint16_t n, const PoolView& view, uint64_t now_tsc, uint16_t* slots,
+                 uint64_t* unheld = nullptr);
 
   // The pool runs one instance, in slot 0 (slots_in_use 1): all of a burst
   // goes there; its flows are remembered for when the pool grows.
@@ -74,7 +76,7 @@ class FlowAffinity {
   static constexpr int kTimeShift = 20;
 
   static uint32_t coarse(uint64_t tsc) { return static_cast<uint32_t>(tsc >> kTimeShift); }
-  uint16_t slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc);
+  uint16_t slot_for(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc, bool& held);
   uint16_t fresh_slot(uint32_t flow_hash, const PoolView& view, uint64_t now_tsc) const;
   bool seen(uint32_t flow_hash) const { return (seen_[(flow_hash >> 6) & kSeenWordMask] >> (flow_hash & 63)) & 1; }
   void unpin(Pin& pin);

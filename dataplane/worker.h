@@ -191,10 +191,8 @@ class Worker {
   static constexpr uint8_t kChainFast = 1, kChainPins = 2;  // may take it; a pool keeps flow pins
   std::vector<uint8_t> chain_fast_;        // by chain
   // By chain: how often a repeat looks its flow's pins up (a fraction of the
-  // shortest idle timeout of its pools), and when its VNFs' upkeep last ran.
+  // shortest idle timeout of its pools).
   std::vector<uint64_t> pin_refresh_tsc_;
-  std::vector<uint64_t> upkeep_tsc_;
-  uint64_t upkeep_every_tsc_ = 0;
   uint64_t fast_path_snapshot_version_ = 0;
   uint32_t fast_path_vnf_changes_ = 0;
   bool recording_ = false;                 // packets tagged for recording are on their way

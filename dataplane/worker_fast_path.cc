@@ -49,7 +49,9 @@ bool Worker::flow_eligible(const rte_mbuf* m, const FastPathKey& key) const {
 // Where a repeated packet goes at each hop, and whether the instance there
 // can take it now: the one the record names (the snapshot fixes Maglev and
 // reply steering; a pinned flow's pin is looked up, which refreshes it as
-// steering would, and must still name that instance), ours to run, nothing
+// steering would, and must still name that instance, at least every 1/64
+// of the pool's idle timeout: a held pin moves only when it expires or its
+// instance goes, which is a new snapshot), ours to run, nothing
 // queued ahead of it (packets of the flow may wait there), and tokens for
 // every packet the run sends it (else hop by hop queues them). Returns how
 // many leading packets may be repeated.
@@ -69,7 +71,7 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
   // Records whose pins were looked up too long ago: only those look them up
   // (a pin moves only when it expires or its instance goes, and the latter
   // is a new snapshot, which ends every record).
-  uint64_t stale = 0;
+  uint64_t stale = 0, stale_unheld = 0;
   if (chain_fast_[chain] & kChainPins)
     for (uint16_t i = 0; i < n; ++i)
       if (records[i]->pinned && now_tsc_ - records[i]->pins_seen_tsc >= pin_refresh_tsc_[chain]) stale |= 1ull << i;
@@ -93,7 +95,9 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
           hashes[n_pinned] = records[i]->pin_hashes[h];
           pinned[n_pinned++] = i;
         }
-      pins->slots_for(hashes, n_pinned, view, now_tsc_, slots);
+      uint64_t unheld = 0;
+      pins->slots_for(hashes, n_pinned, view, now_tsc_, slots, &unheld);
+      for (; unheld; unheld &= unheld - 1) stale_unheld |= 1ull << pinned[__builtin_ctzll(unheld)];
       for (uint16_t j = 0; j < n_pinned; ++j)
         if (slots[j] != records[pinned[j]]->slots[h]) {
           ChainFastPath::end(*records[pinned[j]]);  // the pin moved: record the flow again
@@ -121,8 +125,11 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
         }
     }
   }
-  for (uint64_t looked = n < 64 ? stale & ((1ull << n) - 1) : stale; looked; looked &= looked - 1)
-    records[__builtin_ctzll(looked)]->pins_seen_tsc = now_tsc_;
+  // Stamped where every pin was looked up now and held: not when the first
+  // hop's was looked up at enqueue time (perhaps a queue's wait ago), nor
+  // for a flow beyond a full pin table (its instance may change with time).
+  const uint64_t looked = (first ? 0 : stale & ~stale_unheld) & (n < 64 ? (1ull << n) - 1 : ~0ull);
+  for (uint64_t left = looked; left; left &= left - 1) records[__builtin_ctzll(left)]->pins_seen_tsc = now_tsc_;
   return n;
 }
 
@@ -132,10 +139,6 @@ void Worker::prepare_fast_path() {
   const PodLayout& layout = pod_.layout;
   chain_fast_.assign(layout.chains.size(), 0);
   pin_refresh_tsc_.assign(layout.chains.size(), 0);
-  upkeep_tsc_.assign(layout.chains.size(), 0);
-  // Expiry sweeps are paced by time (a late one catches up): every 20 us is
-  // as good as every burst.
-  upkeep_every_tsc_ = pod_.clock.hz() / 50000;
   if (layout.fast_path_flows == 0) return;
   bool any = false;
   for (std::size_t c = 0; c < layout.chains.size(); ++c) {
@@ -185,14 +188,11 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
   // catches up in fewer bursts. Either way only entries idle past their
   // timeout go.)
   const int hops = pod_.routes[chain].egress_stage - 1;
-  if (now_tsc_ - upkeep_tsc_[chain] >= upkeep_every_tsc_) {
-    upkeep_tsc_[chain] = now_tsc_;
-    for (int h = 0; h < hops; ++h) {
-      const int pool = pod_.index(chain, h, 0);
-      const PoolView& view = snapshot_->pools[pool];
-      for (int slot = index_; slot < view.slots_in_use; slot += pod_.worker_count)
-        if (view.state[slot] != InstanceState::kFree) pod_.pools[pool]->slot(slot).vnf->upkeep();
-    }
+  for (int h = 0; h < hops; ++h) {
+    const int pool = pod_.index(chain, h, 0);
+    const PoolView& view = snapshot_->pools[pool];
+    for (int slot = index_; slot < view.slots_in_use; slot += pod_.worker_count)
+      if (view.state[slot] != InstanceState::kFree) pod_.pools[pool]->slot(slot).vnf->upkeep();
   }
   // Runs of repeated and of slow packets, in order; a run is checked only
   // after the slow run before it has changed the VNFs' state (an instance
