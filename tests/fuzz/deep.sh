@@ -6,7 +6,7 @@
 #   ninja -C build tests/vnf_fuzz tests/config_fuzz
 #   tests/fuzz/deep.sh [-n RUNS] [-s SLICE] [-t SECONDS] [-b BUILD] [-o OUT] [TARGET...]
 # -n: executions per target (default 10^7); -s: at most this many in one
-# fuzzer process (default 10^6), the next process going on from the same
+# fuzzer process (default 200,000), the next going on from the same
 # corpus: a long-lived process slows down several times over as ASan's
 # store of allocation stacks grows; -t: a time limit per target too
 # (default none); -o: where the corpora and crash inputs go (default a new
@@ -18,7 +18,7 @@
 set -e
 root=$(cd "$(dirname "$0")/../.." && pwd)
 runs=10000000
-slice=1000000
+slice=200000
 seconds=0
 build=$root/build
 out=
