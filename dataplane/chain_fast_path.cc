@@ -68,6 +68,7 @@ uint32_t ChainFastPath::start_recording(uint32_t flow_hash, const FastPathKey& k
   r.hops = hops;
   r.ticketed = 0;
   r.steered = 0;
+  std::memset(r.slots, 0, sizeof(r.slots));  // path() reads them all
   r.pinned = 0;
   r.pins_seen_tsc = 0;
   r.writes = 0;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include <rte_byteorder.h>
 #include <rte_mbuf.h>
 
 #include "checksum.h"
@@ -80,6 +81,16 @@ struct alignas(64) FastPathRecord {
   uint32_t pin_hashes[kFastPathMaxHops];
   uint8_t pinned = 0;
   uint64_t pins_seen_tsc = 0;  // when a repeat last looked the pins up (and so refreshed them)
+  // Its instance slots as one number (0 past the last hop), which orders
+  // records as hop by hop orders packets: by the instance at the first
+  // hop, then at the second, ...; path_prefix keeps the slots up to a hop.
+  uint64_t path() const {
+    uint64_t p;
+    std::memcpy(&p, slots, sizeof(p));
+    return rte_be_to_cpu_64(p);
+  }
+  static uint64_t path_prefix(uint64_t path, int hop) { return path >> (8 * (kFastPathMaxHops - 1 - hop)); }
+  static uint8_t path_slot(uint64_t path, int hop) { return static_cast<uint8_t>(path_prefix(path, hop)); }
   // While recording.
   uint8_t ticketed = 0;      // bit per hop that answered
   uint8_t steered = 0;       // bit per hop whose instance slot was noted
@@ -88,6 +99,7 @@ struct alignas(64) FastPathRecord {
   uint32_t recording_generation = 0;  // completes only under the generation it began in
 };
 static_assert(offsetof(FastPathRecord, slots) + kFastPathMaxHops <= 64);
+static_assert(kFastPathMaxHops == sizeof(uint64_t), "path() reads the slots as one 64-bit number");
 static_assert(offsetof(FastPathRecord, tickets) == 64);
 static_assert(offsetof(FastPathRecord, pins_seen_tsc) / 64 == offsetof(FastPathRecord, pin_hashes) / 64);
 

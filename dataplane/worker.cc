@@ -128,7 +128,7 @@ inline void Worker::send_to_port(int port, rte_mbuf* m, bool in_chain) {
     flush_port(port);
     if (buffer.count == TxBuffer::kSize) return in_chain ? drop_in_chain(m, DropReason::tx_full) : drop(m, DropReason::tx_full);
   }
-  buffer.in_chain |= uint64_t{in_chain} << buffer.count;
+  buffer.in_chain[buffer.count] = in_chain;
   buffer.pkts[buffer.count++] = m;
   buffer.bytes += rte_pktmbuf_pkt_len(m);
 }
@@ -139,7 +139,7 @@ void Worker::send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n, uint64_t 
   const uint16_t room = static_cast<uint16_t>(TxBuffer::kSize - buffer.count);
   const uint16_t take = std::min(room, n);
   std::copy_n(pkts, take, buffer.pkts + buffer.count);
-  if (take != 0) buffer.in_chain |= (~uint64_t{0} >> (64 - take)) << buffer.count;
+  for (uint16_t i = 0; i < take; ++i) buffer.in_chain.set(buffer.count + i);
   buffer.count = static_cast<uint16_t>(buffer.count + take);
   for (uint16_t i = take; i < n; ++i) {
     bytes -= rte_pktmbuf_pkt_len(pkts[i]);
@@ -157,14 +157,14 @@ void Worker::flush_port(int port) {
   if (!pod_.port_usable(port)) {
     // The peer is gone: what waits for it would never leave.
     for (uint16_t i = 0; i < buffer.count; ++i) {
-      if ((buffer.in_chain >> i) & 1)
+      if (buffer.in_chain.test(i))
         drop_in_chain(buffer.pkts[i], DropReason::link_down);
       else
         drop(buffer.pkts[i], DropReason::link_down);
     }
     buffer.count = 0;
     buffer.bytes = 0;
-    buffer.in_chain = 0;
+    buffer.in_chain.reset();
     return;
   }
   const PortRuntime& rt = pod_.ports[port];
@@ -186,7 +186,7 @@ void Worker::flush_port(int port) {
   counters_.ports[port].tx_packets += sent;
   counters_.ports[port].tx_bytes += buffer.bytes - unsent_bytes;
   buffer.bytes = unsent_bytes;
-  buffer.in_chain = sent < 64 ? buffer.in_chain >> sent : 0;
+  buffer.in_chain >>= sent;
   std::copy(buffer.pkts + sent, buffer.pkts + buffer.count, buffer.pkts);
   buffer.count = static_cast<uint16_t>(buffer.count - sent);
 }

@@ -15,6 +15,41 @@
 #include "worker.h"
 
 namespace nfv {
+namespace {
+
+// The distinct paths (FastPathRecord::path) of a run of records, and how
+// many records take each: usually a few, since pools of one size steer a
+// flow alike (their Maglev tables are keyed by the pools' own instance
+// counts), so per-hop work goes by path rather than by packet.
+struct BurstPaths {
+  static constexpr int kMax = 8;
+  int count = 0;  // kMax + 1: more than kMax, not listed
+  uint16_t of_n = 0;
+  uint64_t path[kMax];
+  uint16_t records[kMax];
+
+  void find(FastPathRecord* const* recs, uint16_t n) {
+    count = 0;
+    of_n = n;
+    for (uint16_t i = 0; i < n; ++i) {
+      const uint64_t p = recs[i]->path();
+      int k = 0;
+      while (k < count && path[k] != p) ++k;
+      if (k == count) {
+        if (count == kMax) {
+          count = kMax + 1;
+          return;
+        }
+        path[count] = p;
+        records[count++] = 0;
+      }
+      records[k]++;
+    }
+  }
+  bool listed() const { return count <= kMax; }
+};
+
+}  // namespace
 
 // --- Eligibility: the one place ---------------------------------------------
 //
@@ -75,26 +110,32 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
   if (chain_fast_[chain] & kChainPins)
     for (uint16_t i = 0; i < n; ++i)
       if (records[i]->pinned && now_tsc_ - records[i]->pins_seen_tsc >= pin_refresh_tsc_[chain]) stale |= 1ull << i;
+  BurstPaths paths;
   for (int h = first ? 1 : 0; h < hops && n; ++h) {
     const int pool = pod_.index(chain, h, 0);
     const PoolView& view = snapshot_->pools[pool];
+    if (paths.of_n != n) paths.find(records, n);
     if (const int lone = lone_slot(pool, view); lone >= 0) {
       // One instance: the records of this generation name it (a snapshot
       // that changed the pool ended the others), so one check for the run.
-      uint16_t same = 0;
-      while (same < n && records[same]->slots[h] == lone) ++same;
+      bool all = paths.listed();
+      for (int k = 0; all && k < paths.count; ++k) all = FastPathRecord::path_slot(paths.path[k], h) == lone;
+      uint16_t same = all ? n : 0;
+      if (!all)
+        while (same < n && records[same]->slots[h] == lone) ++same;
       n = can_take_now(pod_.pools[pool]->slot(lone), same) ? same : 0;
       continue;
     }
-    if (FlowAffinity* pins = affinity_[pool].get()) {
+    if (FlowAffinity* pins = affinity_[pool].get(); pins && stale) {
       uint32_t hashes[kMaxVnfBurst];
       uint16_t pinned[kMaxVnfBurst], slots[kMaxVnfBurst];
       uint16_t n_pinned = 0;
-      for (uint16_t i = 0; i < n; ++i)
-        if ((records[i]->pinned & (1u << h)) && (stale >> i & 1)) {
-          hashes[n_pinned] = records[i]->pin_hashes[h];
-          pinned[n_pinned++] = i;
-        }
+      for (uint64_t left = stale & (n < 64 ? (1ull << n) - 1 : ~0ull); left; left &= left - 1) {
+        const int i = __builtin_ctzll(left);
+        if (!(records[i]->pinned & (1u << h))) continue;
+        hashes[n_pinned] = records[i]->pin_hashes[h];
+        pinned[n_pinned++] = static_cast<uint16_t>(i);
+      }
       uint64_t unheld = 0;
       pins->slots_for(hashes, n_pinned, view, now_tsc_, slots, &unheld);
       for (; unheld; unheld &= unheld - 1) stale_unheld |= 1ull << pinned[__builtin_ctzll(unheld)];
@@ -102,19 +143,23 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
         if (slots[j] != records[pinned[j]]->slots[h]) {
           ChainFastPath::end(*records[pinned[j]]);  // the pin moved: record the flow again
           n = pinned[j];
+          paths.find(records, n);
           break;
         }
     }
     uint16_t demand[kMaxInstancesPerPool];
     uint64_t used = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      const uint8_t slot = records[i]->slots[h];
+    auto add_demand = [&](uint8_t slot, uint16_t count) {
       if (!(used & (1ull << slot))) {
         used |= 1ull << slot;
         demand[slot] = 0;
       }
-      demand[slot]++;
-    }
+      demand[slot] = static_cast<uint16_t>(demand[slot] + count);
+    };
+    if (paths.listed())
+      for (int k = 0; k < paths.count; ++k) add_demand(FastPathRecord::path_slot(paths.path[k], h), paths.records[k]);
+    else
+      for (uint16_t i = 0; i < n; ++i) add_demand(records[i]->slots[h], 1);
     for (uint64_t left = used; left; left &= left - 1) {
       const int slot = __builtin_ctzll(left);
       if (can_take_now(pod_.pools[pool]->slot(slot), demand[slot])) continue;
@@ -187,12 +232,15 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
   // run more often than hop by hop: after a pause, a sweep that owes a pass
   // catches up in fewer bursts. Either way only entries idle past their
   // timeout go.)
+  // The pod's VNFs run on the hardware TSC (VnfSettings' default): one
+  // reading serves them all.
   const int hops = pod_.routes[chain].egress_stage - 1;
+  const uint64_t now = rte_rdtsc();
   for (int h = 0; h < hops; ++h) {
     const int pool = pod_.index(chain, h, 0);
     const PoolView& view = snapshot_->pools[pool];
     for (int slot = index_; slot < view.slots_in_use; slot += pod_.worker_count)
-      if (view.state[slot] != InstanceState::kFree) pod_.pools[pool]->slot(slot).vnf->upkeep();
+      if (view.state[slot] != InstanceState::kFree) pod_.pools[pool]->slot(slot).vnf->upkeep(now);
   }
   // Runs of repeated and of slow packets, in order; a run is checked only
   // after the slow run before it has changed the VNFs' state (an instance
@@ -278,10 +326,29 @@ uint16_t Worker::slow_prefix(int chain, rte_mbuf** pkts, uint16_t n, bool stop_a
 void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first) {
   const ChainRoute& route = pod_.routes[chain];
   const int hops = route.egress_stage - 1;
-  order_as_hop_by_hop(hops, pkts, records, n);
+  uint64_t paths[kMaxVnfBurst];
+  order_as_hop_by_hop(pkts, records, n, paths);
   for (uint16_t i = 0; i < n; ++i) ChainFastPath::rewrite(pkts[i], *records[i]);
+  // Runs of packets that take one path (ending at run_end[r]), found once:
+  // at each hop, an instance's run is the path runs that agree up to it.
+  uint16_t run_end[kMaxVnfBurst];
+  uint32_t run_bytes[kMaxVnfBurst];
+  int runs = 0;
+  auto find_runs = [&] {
+    runs = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      if (i == 0 || paths[i] != paths[i - 1]) run_bytes[runs++] = 0;
+      run_end[runs - 1] = static_cast<uint16_t>(i + 1);
+      run_bytes[runs - 1] += rte_pktmbuf_pkt_len(pkts[i]);
+    }
+  };
+  find_runs();
   counters_.chains[chain].fast_path_packets += n;
   const bool sample = ++fast_bursts_ % kBusySampleEvery == 0;
+  // The VNFs' clock (the hardware TSC), read once for every instance the
+  // packets cross: after any slow packets before them, which their
+  // instances timed by their own readings (a VNF's time never goes back).
+  const uint64_t now = rte_rdtsc();
   const FlowTicket* tickets[kMaxVnfBurst];
   for (int h = 0; h < hops && n; ++h) {
     const int pool = pod_.index(chain, h, 0);
@@ -296,15 +363,15 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
       }
     }
     uint16_t kept = 0;
-    for (uint16_t at = 0; at < n;) {
-      // A run of packets for one instance.
-      const uint8_t slot = records[at]->slots[h];
-      uint16_t end = at;
+    for (int r = 0; r < runs;) {
+      // A run of packets for one instance: those whose paths agree up to this hop.
+      const uint16_t at = r ? run_end[r - 1] : 0;
+      const uint64_t prefix = FastPathRecord::path_prefix(paths[at], h);
+      const auto slot = static_cast<uint8_t>(prefix);
       uint64_t bytes_in = 0;
-      for (; end < n && records[end]->slots[h] == slot; ++end) {
-        tickets[end - at] = &records[end]->tickets[h];
-        bytes_in += rte_pktmbuf_pkt_len(pkts[end]);
-      }
+      for (; r < runs && FastPathRecord::path_prefix(paths[run_end[r] - 1], h) == prefix; ++r) bytes_in += run_bytes[r];
+      const uint16_t end = run_end[r - 1];
+      for (uint16_t i = at; i < end; ++i) tickets[i - at] = &records[i]->tickets[h];
       const auto run = static_cast<uint16_t>(end - at);
       Instance& instance = pod_.pools[pool]->slot(slot);
       if (!(first && h == 0)) {  // else steered and charged when queued, dequeued
@@ -312,7 +379,7 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
         counters_.pools[pool].steered += run;
       }
       const uint64_t start = sample ? rte_rdtsc() : 0;
-      uint64_t drops = instance.vnf->repeat(tickets, pkts + at, run);
+      uint64_t drops = instance.vnf->repeat(tickets, pkts + at, run, now);
       if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
       uint64_t bytes_dropped = 0;
       const auto n_dropped = static_cast<uint16_t>(__builtin_popcountll(drops));
@@ -326,31 +393,71 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
             continue;
           }
           pkts[kept] = pkts[i];
+          paths[kept] = paths[i];
           records[kept++] = records[i];
         }
       }
       instance.counters.bursts++;
       count_served(instance.counters, run, static_cast<uint16_t>(run - n_dropped), n_dropped, bytes_in, bytes_in - bytes_dropped);
-      at = end;
     }
-    n = kept;
+    if (kept != n) {  // some were dropped: the runs of those left
+      n = kept;
+      find_runs();
+    }
   }
   forward({.pkts = pkts, .n = n, .chain = chain, .stage = route.egress_stage, .site = site});
 }
 
-// Hop by hop order (see repeat_hops): sorted by the instance slot at each
-// hop, first hop first, stable. Usually every packet goes the same way.
-void Worker::order_as_hop_by_hop(int hops, rte_mbuf** pkts, FastPathRecord** records, uint16_t n) {
-  uint64_t keys[kMaxVnfBurst];
+// Hop by hop order (see repeat_hops): sorted by path (the instance slot at
+// each hop, first hop first), stable; `keys` gets the paths in that order.
+// A burst usually takes a few paths in any order (its flows spread over
+// the pools): a counting sort by path, one pass to count and one to place.
+void Worker::order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* keys) {
+  constexpr int kMaxPaths = 16;
+  uint64_t paths[kMaxPaths];
+  uint16_t count[kMaxPaths];
+  uint8_t path_of[kMaxVnfBurst];
+  int distinct = 0;
   bool sorted = true;
   for (uint16_t i = 0; i < n; ++i) {
-    uint64_t key = 0;
-    for (int h = 0; h < hops; ++h) key = key << 6 | records[i]->slots[h];  // slots < 64
-    keys[i] = key;
-    sorted = sorted && (i == 0 || keys[i - 1] <= key);
+    keys[i] = records[i]->path();
+    sorted = sorted && (i == 0 || keys[i - 1] <= keys[i]);
+    int k = 0;
+    while (k < distinct && paths[k] != keys[i]) ++k;
+    if (k == distinct) {
+      if (distinct == kMaxPaths) return insertion_sort(pkts, records, n, keys);
+      paths[distinct] = keys[i];
+      count[distinct++] = 0;
+    }
+    count[k]++;
+    path_of[i] = static_cast<uint8_t>(k);
   }
   if (sorted) return;
-  for (uint16_t i = 1; i < n; ++i) {  // insertion sort: stable, and n is small
+  // Each path's first place: the counts of the paths below it.
+  uint16_t place[kMaxPaths];
+  for (int k = 0; k < distinct; ++k) {
+    place[k] = 0;
+    for (int j = 0; j < distinct; ++j)
+      if (paths[j] < paths[k]) place[k] = static_cast<uint16_t>(place[k] + count[j]);
+  }
+  rte_mbuf* placed_pkts[kMaxVnfBurst];
+  FastPathRecord* placed_records[kMaxVnfBurst];
+  for (uint16_t i = 0; i < n; ++i) {
+    const uint16_t at = place[path_of[i]]++;
+    placed_pkts[at] = pkts[i];
+    placed_records[at] = records[i];
+  }
+  for (uint16_t i = 0; i < n; ++i) {
+    pkts[i] = placed_pkts[i];
+    records[i] = placed_records[i];
+    keys[i] = records[i]->path();
+  }
+}
+
+// order_as_hop_by_hop for a burst of many paths: stable, and n is small.
+void Worker::insertion_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* keys) {
+  for (uint16_t i = 0; i < n; ++i) keys[i] = records[i]->path();
+  for (uint16_t i = 1; i < n; ++i) {
     const uint64_t key = keys[i];
     rte_mbuf* m = pkts[i];
     FastPathRecord* r = records[i];

@@ -75,7 +75,7 @@ class CounterVnf final : public Vnf {
   bool stateful() const override { return kStateful; }
 
   static constexpr bool kRepeatsFlows = true;
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n) override {
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t) override {
     for (uint16_t i = 0; i < n; ++i) count(static_cast<int32_t>(tickets[i]->data), rte_pktmbuf_pkt_len(pkts[i]));
     packets_ += n;
     return 0;

@@ -219,7 +219,7 @@ class FirewallVnf final : public Vnf {
 
   // The rules never change: an allowed IPv4 flow stays allowed by the same rule.
   static constexpr bool kRepeatsFlows = true;
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n) override {
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n, uint64_t) override {
     uint64_t by_default = 0;  // summed in a register, counted once
     for (uint16_t i = 0; i < n; ++i) by_default += tickets[i]->data == kAllowedByDefault;
     count_allowed(kAllowedByDefault, by_default);

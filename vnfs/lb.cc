@@ -222,9 +222,8 @@ class LoadBalancerVnf final : public Vnf {
   // Backends go up and down only through control(), after which the pod
   // ends every ticket; a connection's own end or move bumps its generation.
   static constexpr bool kRepeatsFlows = true;
-  void upkeep() override { expire_some(clock_()); }
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n) override {
-    const uint64_t now = clock_();
+  void upkeep(uint64_t now) override { expire_some(now); }
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n, uint64_t now) override {
     // The count summed in a register and added once (a member count per
     // packet would be a store each, between the connections' stores).
     uint64_t to_client = 0;

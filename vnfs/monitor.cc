@@ -144,11 +144,10 @@ class MonitorVnf final : public Vnf {
   bool stateful() const override { return kStateful; }
 
   static constexpr bool kRepeatsFlows = true;
-  void upkeep() override {
-    if (timeout_) expire_some(clock_());
+  void upkeep(uint64_t now) override {
+    if (timeout_) expire_some(now);
   }
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n) override {
-    const uint64_t now = clock_();
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t now) override {
     for (uint16_t i = 0; i < n; ++i) count(static_cast<int32_t>(tickets[i]->data), rte_pktmbuf_pkt_len(pkts[i]), now);
     publish_when_due(now);
     return 0;

@@ -220,9 +220,8 @@ class NatVnf final : public Vnf {
   bool stateful() const override { return kStateful; }
 
   static constexpr bool kRepeatsFlows = true;
-  void upkeep() override { expire_some(clock_()); }
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n) override {
-    const uint64_t now = clock_();
+  void upkeep(uint64_t now) override { expire_some(now); }
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const*, uint16_t n, uint64_t now) override {
     // Sums in registers, added once: a member count per packet would be a
     // store each, which the session stores keep the compiler from merging.
     uint64_t out = 0, in = 0;

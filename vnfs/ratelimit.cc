@@ -125,8 +125,7 @@ class RateLimitVnf final : public Vnf {
   bool stateful() const override { return table_ != nullptr; }
 
   static constexpr bool kRepeatsFlows = true;
-  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n) override {
-    const uint64_t now = clock_();  // the meters' clock, as process() reads it
+  uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t now) override {
     uint64_t drops = 0;
     for (uint16_t i = 0; i < n; ++i) {
       const uint32_t meter = tickets[i]->data;

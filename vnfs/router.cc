@@ -168,7 +168,7 @@ class RouterVnf final : public Vnf {
 
   // The routes never change after init.
   static constexpr bool kRepeatsFlows = true;
-  uint64_t repeat(const FlowTicket* const*, rte_mbuf* const*, uint16_t n) override {
+  uint64_t repeat(const FlowTicket* const*, rte_mbuf* const*, uint16_t n, uint64_t) override {
     forwarded_ += n;
     return 0;
   }

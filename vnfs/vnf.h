@@ -115,15 +115,17 @@ class Vnf {
   static constexpr bool kRepeatsFlows = false;
   // The per-burst upkeep process() does before its packets (expiry sweeps):
   // the fast path calls it for a burst it takes past the VNF, before it
-  // checks the burst's tickets. Like process(), it reads the VNF's clock.
-  virtual void upkeep() {}
+  // checks the burst's tickets. `now` is the VNF's clock, read by the
+  // caller once for the whole burst (a fast-path burst reaches many
+  // instances: one reading each would cost more than their work).
+  virtual void upkeep(uint64_t /*now*/) {}
   // Packets whose tickets held went by without process() (their headers as
   // the whole chain left them; their lengths as they came): do to the flow
-  // state and the counters what process() would have done to them. Returns
-  // the packets process() would have dropped now (bit i for pkts[i]: a
-  // meter's colour), which the framework drops. Reads the VNF's clock, as
-  // process() does.
-  virtual uint64_t repeat(const FlowTicket* const* /*tickets*/, rte_mbuf* const* /*pkts*/, uint16_t /*n*/) {
+  // state and the counters what process() would have done to them at `now`
+  // (the VNF's clock, as for upkeep()). Returns the packets process() would
+  // have dropped (bit i for pkts[i]: a meter's colour), which the framework
+  // drops.
+  virtual uint64_t repeat(const FlowTicket* const* /*tickets*/, rte_mbuf* const* /*pkts*/, uint16_t /*n*/, uint64_t /*now*/) {
     return 0;
   }
 
