@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "burst_size.h"
 #include "pod_stats.pb.h"
 #include "run_command.h"
 
@@ -24,12 +25,13 @@ struct Throughput {
   double repeated = 0;  // nfv-pod: the share of the chain's packets the chain fast path repeated
 };
 
-// testpmd io-forward with one forwarding core; `prefix` keeps its hugepage files apart.
+// testpmd io-forward with one forwarding core, at the pod's burst size;
+// `prefix` keeps its hugepage files apart.
 inline Throughput run_testpmd(const std::string& pcap, int seconds, const std::string& prefix) {
   const std::string command = "timeout -s INT " + std::to_string(seconds + 4) + " dpdk-testpmd -l 0,1 --no-pci --file-prefix=" +
                               prefix + " --huge-unlink --log-level=lib.eal:warning --vdev 'net_pcap0,rx_pcap=" + pcap +
                               ",infinite_rx=1' -- --forward-mode=io --port-topology=loop --nb-cores=1 "
-                              "--record-core-cycles --stats-period=1";
+                              "--record-core-cycles --stats-period=1 --burst=" + std::to_string(nfv::kBurstSize);
   const std::string out = run_command(command);
   // Per-second Rx-pps readings; skip the first (warm-up) and take the median.
   std::vector<double> pps;

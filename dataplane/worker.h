@@ -10,6 +10,7 @@
 
 #include <rte_mbuf.h>
 
+#include "burst_size.h"
 #include "chain_fast_path.h"
 #include "pod_runtime.h"
 #include "flow_affinity.h"
@@ -19,11 +20,6 @@
 
 namespace nfv {
 
-// Packets read from a port at once. An instance costs much the same per
-// burst it gets, however many packets are in it: a chain whose pools
-// spread each burst over four instances per hop ran 8-15% faster on
-// bursts of 64 than of 32 (the fast path and hop by hop alike).
-inline constexpr uint16_t kBurstSize = 64;
 static_assert(kBurstSize <= kMaxVnfBurst, "a burst goes through the VNFs whole");
 
 class Worker {
