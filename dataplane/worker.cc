@@ -139,7 +139,7 @@ void Worker::send_burst_to_port(int port, rte_mbuf** pkts, uint16_t n, uint64_t 
   const uint16_t room = static_cast<uint16_t>(TxBuffer::kSize - buffer.count);
   const uint16_t take = std::min(room, n);
   std::copy_n(pkts, take, buffer.pkts + buffer.count);
-  for (uint16_t i = 0; i < take; ++i) buffer.in_chain.set(buffer.count + i);
+  if (take != 0) buffer.in_chain |= (std::bitset<TxBuffer::kSize>{}.set() >> (TxBuffer::kSize - take)) << buffer.count;
   buffer.count = static_cast<uint16_t>(buffer.count + take);
   for (uint16_t i = take; i < n; ++i) {
     bytes -= rte_pktmbuf_pkt_len(pkts[i]);
