@@ -47,12 +47,13 @@
 #include "verdict_cache.h"
 #include "hash_table.h"
 #include "packet_parser.h"
+#include "burst_size.h"
 #include "vnf.h"
 #include "vnf_cases.h"
 
 namespace {
 
-constexpr uint16_t kBurst = 32;
+constexpr uint16_t kBurst = nfv::kBurstSize;  // the pod's, so that the two compare
 constexpr uint32_t kExternalAddress = (203u << 24) | (0u << 16) | (113u << 8) | 1;  // nat's 203.0.113.1
 
 // nat's key: the internal endpoint (address and port, network order) and protocol.

@@ -1,7 +1,7 @@
 // vnf_throughput: what each VNF costs on one core, at 64 and 512 bytes.
 //
 // 1. In process (EAL, hugepage mbufs): cycles per packet of each VNF's
-//    process() alone on bursts of 32 packets of 1024 UDP flows, headers
+//    process() alone on bursts of 64 (the pod's) packets of 1024 UDP flows, headers
 //    restored between bursts outside the timed region (NAT, LB and router
 //    rewrite them). Mpps = TSC rate / cycles.
 // 2. In nfv-pod on one worker core, a net_pcap port replaying the same frames
@@ -63,7 +63,7 @@ namespace {
 using nfv::bench::VnfCase;
 
 constexpr int kFlows = 1024;
-constexpr int kBurst = 32;
+constexpr int kBurst = nfv::kBurstSize;  // the pod's
 
 // Ethernet/IPv4/UDP frame of `size` bytes (without FCS) for flow f:
 // 198.18.x.y:1024+f -> 198.19.0.1:9000, payload pseudo-random bytes.

@@ -1,5 +1,7 @@
 #include "instance_pool.h"
 
+#include "burst_size.h"
+
 #include <atomic>
 #include <stdexcept>
 
@@ -52,6 +54,8 @@ void InstancePool::start_instance(int slot) {
   settings.params = hop_.params;
   settings.slot = slot;
   settings.slots = static_cast<int>(hop_.max_instances);
+  // settings.clock stays the hardware TSC: the fast path hands upkeep() and
+  // repeat() its own rte_rdtsc() reading as the VNF's clock.
   in.vnf->init(settings);  // throws VnfConfigError, named by the caller
   if (!owner_slot_) {
     owner_slot_ = in.vnf->owner_slot();
@@ -67,7 +71,7 @@ void InstancePool::start_instance(int slot) {
     in.queue = rte_ring_create(ring_name.c_str(), hop_.queue_packets, static_cast<int>(rte_socket_id()), RING_F_SC_DEQ);
     if (!in.queue) throw std::runtime_error(name_ + ": no memory for an instance queue (" + rte_strerror(rte_errno) + ")");
   }
-  in.bucket = TokenBucket(hop_.service_rate_pps, tsc_hz_, 32);
+  in.bucket = TokenBucket(hop_.service_rate_pps, tsc_hz_, kBurstSize);  // an idle instance takes a whole burst
   in.counters = InstanceCounters{};
   in.draining_since_tsc = 0;
   view_.state[slot] = InstanceState::kActive;

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "burst_size.h"
 #include "config_error.h"
 #include "geo_distance.h"
 #include "tls_config.h"
@@ -272,7 +273,9 @@ void build_pool_settings(const nfv::config::Hop& hop, HopInfo& info, const std::
   info.service_rate_pps = hop.service_rate_pps();
   if (hop.queue_packets()) {
     const uint32_t q = hop.queue_packets();
-    if (q < 32 || q > (1u << 20) || (q & (q - 1))) throw ConfigError(field + ".queue_packets", "a power of two in [32, 1048576]");
+    // At least two bursts: a ring of N holds N - 1, and a whole burst may be queued at once.
+    if (q < 2 * kBurstSize || q > (1u << 20) || (q & (q - 1)))
+      throw ConfigError(field + ".queue_packets", "a power of two in [" + std::to_string(2 * kBurstSize) + ", 1048576]");
     info.queue_packets = q;
   }
   if (hop.flow_idle_timeout_ms()) info.flow_idle_timeout_ms = hop.flow_idle_timeout_ms();

@@ -118,8 +118,6 @@ class Worker {
   uint16_t repeatable_prefix(int chain, rte_mbuf** pkts, uint16_t n, FastPathRecord** records);
   uint16_t slow_prefix(int chain, rte_mbuf** pkts, uint16_t n, bool stop_at_repeat);
   void repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first);
-  static void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* keys);
-  static void insertion_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* keys);
   uint16_t process_noting_tickets(int pool, Instance& instance, rte_mbuf** burst, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped);
   void note_slots(int pool, rte_mbuf** pkts, uint16_t n, const uint16_t* slots, uint64_t pins, const uint32_t* pin_hashes);
   void complete_recordings(rte_mbuf** pkts, uint16_t n);

@@ -17,37 +17,93 @@
 namespace nfv {
 namespace {
 
-// The distinct paths (FastPathRecord::path) of a run of records, and how
+// The distinct paths (FastPathRecord::path) of a run of records and how
 // many records take each: usually a few, since pools of one size steer a
-// flow alike (their Maglev tables are keyed by the pools' own instance
-// counts), so per-hop work goes by path rather than by packet.
+// flow alike (their Maglev tables are keyed by their instances' serials
+// in the pool), so per-hop work can go by path rather than by record.
 struct BurstPaths {
-  static constexpr int kMax = 8;
-  int count = 0;  // kMax + 1: more than kMax, not listed
-  uint16_t of_n = 0;
+  static constexpr int kMax = 16;
+  bool listed = false;  // false: more than kMax paths, none listed
+  int count = 0;
+  uint16_t of_n = 0;    // the records counted (a run is only ever cut to a prefix: n says which)
   uint64_t path[kMax];
-  uint16_t records[kMax];
+  uint16_t records_on[kMax];
 
-  void find(FastPathRecord* const* recs, uint16_t n) {
+  // `path_of` (optional): each record's index into path[].
+  void find(FastPathRecord* const* records, uint16_t n, uint8_t* path_of = nullptr) {
     count = 0;
     of_n = n;
+    listed = true;
     for (uint16_t i = 0; i < n; ++i) {
-      const uint64_t p = recs[i]->path();
+      const uint64_t p = records[i]->path();
       int k = 0;
       while (k < count && path[k] != p) ++k;
       if (k == count) {
         if (count == kMax) {
-          count = kMax + 1;
+          listed = false;
           return;
         }
         path[count] = p;
-        records[count++] = 0;
+        records_on[count++] = 0;
       }
-      records[k]++;
+      records_on[k]++;
+      if (path_of) path_of[i] = static_cast<uint8_t>(k);
     }
   }
-  bool listed() const { return count <= kMax; }
 };
+
+// order_as_hop_by_hop for a burst of many paths: stable, and n is small.
+void insertion_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths) {
+  for (uint16_t i = 0; i < n; ++i) paths[i] = records[i]->path();
+  for (uint16_t i = 1; i < n; ++i) {
+    const uint64_t path = paths[i];
+    rte_mbuf* m = pkts[i];
+    FastPathRecord* r = records[i];
+    uint16_t j = i;
+    for (; j > 0 && paths[j - 1] > path; --j) {
+      paths[j] = paths[j - 1];
+      pkts[j] = pkts[j - 1];
+      records[j] = records[j - 1];
+    }
+    paths[j] = path;
+    pkts[j] = m;
+    records[j] = r;
+  }
+}
+
+// Hop by hop order (see repeat_hops): sorted by path (the instance slot at
+// each hop, first hop first), stable; `paths` gets each packet's path in
+// that order. A burst usually takes a few paths in any order (its flows
+// spread over the pools): a counting sort over them.
+void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths) {
+  BurstPaths distinct;
+  uint8_t path_of[kMaxVnfBurst];
+  distinct.find(records, n, path_of);
+  if (!distinct.listed) return insertion_sort(pkts, records, n, paths);
+  bool sorted = true;
+  for (uint16_t i = 1; i < n && sorted; ++i) sorted = distinct.path[path_of[i - 1]] <= distinct.path[path_of[i]];
+  if (sorted) {
+    for (uint16_t i = 0; i < n; ++i) paths[i] = distinct.path[path_of[i]];
+    return;
+  }
+  // Each path's first place: the records on the paths below it.
+  uint16_t place[BurstPaths::kMax];
+  for (int k = 0; k < distinct.count; ++k) {
+    place[k] = 0;
+    for (int j = 0; j < distinct.count; ++j)
+      if (distinct.path[j] < distinct.path[k]) place[k] = static_cast<uint16_t>(place[k] + distinct.records_on[j]);
+  }
+  rte_mbuf* placed_pkts[kMaxVnfBurst];
+  FastPathRecord* placed_records[kMaxVnfBurst];
+  for (uint16_t i = 0; i < n; ++i) {
+    const uint16_t at = place[path_of[i]]++;
+    placed_pkts[at] = pkts[i];
+    placed_records[at] = records[i];
+    paths[at] = distinct.path[path_of[i]];
+  }
+  std::copy_n(placed_pkts, n, pkts);
+  std::copy_n(placed_records, n, records);
+}
 
 }  // namespace
 
@@ -117,8 +173,9 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
     if (paths.of_n != n) paths.find(records, n);
     if (const int lone = lone_slot(pool, view); lone >= 0) {
       // One instance: the records of this generation name it (a snapshot
-      // that changed the pool ended the others), so one check for the run.
-      bool all = paths.listed();
+      // that changed the pool ended the others), so one check for the run
+      // (their paths say so too, checked all the same: it costs nothing).
+      bool all = paths.listed;
       for (int k = 0; all && k < paths.count; ++k) all = FastPathRecord::path_slot(paths.path[k], h) == lone;
       uint16_t same = all ? n : 0;
       if (!all)
@@ -143,7 +200,6 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
         if (slots[j] != records[pinned[j]]->slots[h]) {
           ChainFastPath::end(*records[pinned[j]]);  // the pin moved: record the flow again
           n = pinned[j];
-          paths.find(records, n);
           break;
         }
     }
@@ -156,8 +212,9 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
       }
       demand[slot] = static_cast<uint16_t>(demand[slot] + count);
     };
-    if (paths.listed())
-      for (int k = 0; k < paths.count; ++k) add_demand(FastPathRecord::path_slot(paths.path[k], h), paths.records[k]);
+    if (paths.of_n != n) paths.find(records, n);
+    if (paths.listed)
+      for (int k = 0; k < paths.count; ++k) add_demand(FastPathRecord::path_slot(paths.path[k], h), paths.records_on[k]);
     else
       for (uint16_t i = 0; i < n; ++i) add_demand(records[i]->slots[h], 1);
     for (uint64_t left = used; left; left &= left - 1) {
@@ -406,71 +463,6 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
     }
   }
   forward({.pkts = pkts, .n = n, .chain = chain, .stage = route.egress_stage, .site = site});
-}
-
-// Hop by hop order (see repeat_hops): sorted by path (the instance slot at
-// each hop, first hop first), stable; `keys` gets the paths in that order.
-// A burst usually takes a few paths in any order (its flows spread over
-// the pools): a counting sort by path, one pass to count and one to place.
-void Worker::order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* keys) {
-  constexpr int kMaxPaths = 16;
-  uint64_t paths[kMaxPaths];
-  uint16_t count[kMaxPaths];
-  uint8_t path_of[kMaxVnfBurst];
-  int distinct = 0;
-  bool sorted = true;
-  for (uint16_t i = 0; i < n; ++i) {
-    keys[i] = records[i]->path();
-    sorted = sorted && (i == 0 || keys[i - 1] <= keys[i]);
-    int k = 0;
-    while (k < distinct && paths[k] != keys[i]) ++k;
-    if (k == distinct) {
-      if (distinct == kMaxPaths) return insertion_sort(pkts, records, n, keys);
-      paths[distinct] = keys[i];
-      count[distinct++] = 0;
-    }
-    count[k]++;
-    path_of[i] = static_cast<uint8_t>(k);
-  }
-  if (sorted) return;
-  // Each path's first place: the counts of the paths below it.
-  uint16_t place[kMaxPaths];
-  for (int k = 0; k < distinct; ++k) {
-    place[k] = 0;
-    for (int j = 0; j < distinct; ++j)
-      if (paths[j] < paths[k]) place[k] = static_cast<uint16_t>(place[k] + count[j]);
-  }
-  rte_mbuf* placed_pkts[kMaxVnfBurst];
-  FastPathRecord* placed_records[kMaxVnfBurst];
-  for (uint16_t i = 0; i < n; ++i) {
-    const uint16_t at = place[path_of[i]]++;
-    placed_pkts[at] = pkts[i];
-    placed_records[at] = records[i];
-  }
-  for (uint16_t i = 0; i < n; ++i) {
-    pkts[i] = placed_pkts[i];
-    records[i] = placed_records[i];
-    keys[i] = records[i]->path();
-  }
-}
-
-// order_as_hop_by_hop for a burst of many paths: stable, and n is small.
-void Worker::insertion_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* keys) {
-  for (uint16_t i = 0; i < n; ++i) keys[i] = records[i]->path();
-  for (uint16_t i = 1; i < n; ++i) {
-    const uint64_t key = keys[i];
-    rte_mbuf* m = pkts[i];
-    FastPathRecord* r = records[i];
-    uint16_t j = i;
-    for (; j > 0 && keys[j - 1] > key; --j) {
-      keys[j] = keys[j - 1];
-      pkts[j] = pkts[j - 1];
-      records[j] = records[j - 1];
-    }
-    keys[j] = key;
-    pkts[j] = m;
-    records[j] = r;
-  }
 }
 
 // process(), and for packets tagged for recording, their tickets noted.

@@ -23,6 +23,7 @@ namespace nfv {
 
 // The framework never hands a VNF more packets than this in one call.
 inline constexpr uint16_t kMaxVnfBurst = 64;  // a bit each in a uint64_t (repeat())
+static_assert(kMaxVnfBurst <= 64, "repeat()'s drops and the fast path's per-burst sets are 64-bit masks");
 
 // A bad VNF parameter; `field` is the params key, `expected` what it should be.
 class VnfConfigError : public std::runtime_error {
@@ -117,7 +118,9 @@ class Vnf {
   // the fast path calls it for a burst it takes past the VNF, before it
   // checks the burst's tickets. `now` is the VNF's clock, read by the
   // caller once for the whole burst (a fast-path burst reaches many
-  // instances: one reading each would cost more than their work).
+  // instances: one reading each would cost more than their work), and
+  // never earlier than a reading process() already used (expiry counts
+  // `now - last seen` unsigned).
   virtual void upkeep(uint64_t /*now*/) {}
   // Packets whose tickets held went by without process() (their headers as
   // the whole chain left them; their lengths as they came): do to the flow

@@ -38,18 +38,23 @@ shift $((OPTIND - 1))
 vnf_targets="parser firewall nat lb router ids monitor ratelimit"
 config_targets="control pod_config scaler_config replay_config plan trace_csv sndlib graphml"
 targets=${*:-$config_targets $vnf_targets}
-data=${NFV_SHARED_DATA:-$root/../shared/data}
+data=$(cd "${NFV_SHARED_DATA:-$root/../shared/data}" && pwd)
 # The readers load the data files a config names (a builtin trace is a
 # 6 MB CSV, two seconds under ASan), so the fuzzers read a copy of the
-# shared data with every file over 1 MB cut to its first 300 lines: the
+# shared data with every CSV over 1 MB cut to its first 300 lines: the
 # same formats and code paths, at several times the executions.
 mkdir -p "$out"
 trimmed=$out/shared-data
 if [ ! -d "$trimmed" ]; then
+  rm -rf "$trimmed.part"
   (cd "$data" && find . -type f) | while read -r f; do
-    mkdir -p "$trimmed/$(dirname "$f")"
-    if [ "$(stat -c %s "$data/$f")" -gt 1048576 ]; then head -n 300 "$data/$f" >"$trimmed/$f"; else ln -s "$data/$f" "$trimmed/$f"; fi
+    mkdir -p "$trimmed.part/$(dirname "$f")"
+    case $f in
+      *.csv) [ "$(stat -c %s "$data/$f")" -gt 1048576 ] && { head -n 300 "$data/$f" >"$trimmed.part/$f"; continue; } ;;
+    esac
+    ln -s "$data/$f" "$trimmed.part/$f"
   done
+  mv "$trimmed.part" "$trimmed"
 fi
 export NFV_SHARED_DATA=$trimmed
 
