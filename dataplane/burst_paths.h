@@ -1,0 +1,55 @@
+// A burst's paths through a chain's pools (FastPathRecord::path): which
+// distinct paths its records take, and the order hop by hop would hand its
+// packets out in. Fast-path work per hop can then go by path, not by packet.
+#pragma once
+
+#include <cstdint>
+
+#include <rte_mbuf.h>
+
+#include "chain_fast_path.h"
+#include "vnf.h"
+
+namespace nfv {
+
+// The distinct paths (FastPathRecord::path) of a run of records and how
+// many records take each: usually a few, since pools of one size steer a
+// flow alike (their Maglev tables are keyed by their instances' serials
+// in the pool), so per-hop work can go by path rather than by record.
+struct BurstPaths {
+  static constexpr int kMax = 16;
+  bool listed = false;  // false: more than kMax paths, none listed
+  int count = 0;
+  uint16_t of_n = 0;    // the records counted (a run is only ever cut to a prefix: n says which)
+  uint64_t path[kMax];
+  uint16_t records_on[kMax];
+
+  // `path_of` (optional): each record's index into path[].
+  void find(FastPathRecord* const* records, uint16_t n, uint8_t* path_of = nullptr) {
+    count = 0;
+    of_n = n;
+    listed = true;
+    for (uint16_t i = 0; i < n; ++i) {
+      const uint64_t p = records[i]->path();
+      int k = 0;
+      while (k < count && path[k] != p) ++k;
+      if (k == count) {
+        if (count == kMax) {
+          listed = false;
+          return;
+        }
+        path[count] = p;
+        records_on[count++] = 0;
+      }
+      records_on[k]++;
+      if (path_of) path_of[i] = static_cast<uint8_t>(k);
+    }
+  }
+};
+
+// Puts a burst in hop by hop's order: by path (the instance slot at each
+// hop, first hop first), stable. `paths` gets each packet's path in that
+// order. n: at most kMaxVnfBurst.
+void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths);
+
+}  // namespace nfv
