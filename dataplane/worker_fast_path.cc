@@ -80,16 +80,11 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
   for (int h = first ? 1 : 0; h < hops && n; ++h) {
     const int pool = pod_.index(chain, h, 0);
     const PoolView& view = snapshot_->pools[pool];
-    if (paths.of_n != n) paths.find(records, n);
     if (const int lone = lone_slot(pool, view); lone >= 0) {
       // One instance: the records of this generation name it (a snapshot
-      // that changed the pool ended the others), so one check for the run
-      // (their paths say so too, checked all the same: it costs nothing).
-      bool all = paths.listed;
-      for (int k = 0; all && k < paths.count; ++k) all = FastPathRecord::path_slot(paths.path[k], h) == lone;
-      uint16_t same = all ? n : 0;
-      if (!all)
-        while (same < n && records[same]->slots[h] == lone) ++same;
+      // that changed the pool ended the others), so one check for the run.
+      uint16_t same = 0;
+      while (same < n && records[same]->slots[h] == lone) ++same;
       n = can_take_now(pod_.pools[pool]->slot(lone), same) ? same : 0;
       continue;
     }
