@@ -1,5 +1,5 @@
 // The DPDK lookups the 4-VNF chain makes per packet, each timed alone on the
-// bench's flows in bursts of 32 with keys built beforehand: rte_acl over
+// bench's flows at the pod's burst (kBurstSize) with keys built beforehand: rte_acl over
 // 1,000 rules (firewall; on flows it has seen, the firewall finds the
 // answer in its verdict cache instead), rte_hash on 16-byte keys (nat's sessions and lb's
 // connections: two per packet; on flows they have seen, nat and lb find the

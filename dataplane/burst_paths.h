@@ -24,7 +24,8 @@ struct BurstPaths {
   uint64_t path[kMax];
   uint16_t records_on[kMax];
 
-  // `path_of` (optional): each record's index into path[].
+  // `path_of` (optional): each record's index into path[]. path, records_on
+  // and path_of hold only when `listed`.
   void find(FastPathRecord* const* records, uint16_t n, uint8_t* path_of = nullptr) {
     count = 0;
     of_n = n;

@@ -1,7 +1,5 @@
 #include "instance_pool.h"
 
-#include "burst_size.h"
-
 #include <atomic>
 #include <stdexcept>
 
@@ -10,6 +8,8 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <spdlog/spdlog.h>
+
+#include "burst_size.h"
 
 namespace nfv {
 namespace {

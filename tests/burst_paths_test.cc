@@ -6,6 +6,7 @@
 // many (its fallback).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>

@@ -45,7 +45,10 @@ data=$(cd "${NFV_SHARED_DATA:-$root/../shared/data}" && pwd)
 # same formats and code paths, at several times the executions.
 mkdir -p "$out"
 trimmed=$out/shared-data
-if [ ! -d "$trimmed" ]; then
+# Made again when it is of other data or an older cut (its .source says).
+source_line="$data: CSVs over 1 MB cut to 300 lines"
+if [ "$(cat "$trimmed/.source" 2>/dev/null)" != "$source_line" ]; then
+  rm -rf "$trimmed"
   rm -rf "$trimmed.part"
   (cd "$data" && find . -type f) | while read -r f; do
     mkdir -p "$trimmed.part/$(dirname "$f")"
@@ -54,6 +57,8 @@ if [ ! -d "$trimmed" ]; then
     esac
     ln -s "$data/$f" "$trimmed.part/$f"
   done
+  mkdir -p "$trimmed.part"
+  echo "$source_line" >"$trimmed.part/.source"
   mv "$trimmed.part" "$trimmed"
 fi
 export NFV_SHARED_DATA=$trimmed
