@@ -33,6 +33,11 @@ struct ControlClient::Connection {
   void run_until_done(bool& done) {
     io.restart();
     io.run_for(timeout);
+    // A caller stopped past its deadline (SIGSTOP, a stalled VM) finds the
+    // answer that came meanwhile unread: run_for gives up on the clock alone,
+    // without looking. What is ready runs before the call counts as unanswered.
+    while (!done && io.poll() > 0) {
+    }
     if (!done) {
       socket.close();
       // The aborted handlers run now, while what they write to still exists.
