@@ -19,7 +19,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -709,6 +708,8 @@ TEST(ScalerWithPods, AScalerThatFallsBehindRejoinsTheClockAndMeasuresItsRates) {
       EXPECT_NEAR(e.chains(0).arrival_pps(), kVideoPps, 0.05 * kVideoPps) << "slot " << e.slot() << " over " << e.slots();
       EXPECT_NEAR(e.chains(1).arrival_pps(), kCallsPps, 0.05 * kCallsPps) << "slot " << e.slot() << " over " << e.slots();
     }
+    // Every pod answers throughout: a stalled scaler takes none for dead.
+    EXPECT_EQ(e.sites_down_size(), 0) << "slot " << e.slot() << ": a site marked down; " << e.reason();
     if (e.slots() > 1) {
       EXPECT_NE(e.reason().find("fell behind the slot clock"), std::string::npos) << e.reason();
     }
@@ -716,7 +717,7 @@ TEST(ScalerWithPods, AScalerThatFallsBehindRejoinsTheClockAndMeasuresItsRates) {
   EXPECT_GE(longest, 3u) << "the held scaler measured a span of slots as one";
   // A scaler late near the end may run a span past the last slot asked for.
   EXPECT_GE(expected_slot, kSteadySlots) << "the entries cover every slot";
-  if (HasFailure()) std::cout << "the scaler's output:\n" << read_file(dir + "/scaler.out");
+  if (HasFailure()) std::printf("the scaler's output:\n%s", read_file(dir + "/scaler.out").c_str());
 }
 
 // The scaler goes on when a pod dies: CHINng's pod is killed (SIGKILL) in

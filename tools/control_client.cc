@@ -33,9 +33,10 @@ struct ControlClient::Connection {
   void run_until_done(bool& done) {
     io.restart();
     io.run_for(timeout);
-    // A caller stopped past its deadline (SIGSTOP, a stalled VM) finds the
-    // answer that came meanwhile unread: run_for gives up on the clock alone,
-    // without looking. What is ready runs before the call counts as unanswered.
+    // A caller stopped past its deadline (SIGSTOP, a stalled VM) would take
+    // the answer that came meanwhile for none: run_for checks the clock
+    // before it waits, and a wait the stop cut short returned empty. What is
+    // ready runs before the call counts as unanswered.
     while (!done && io.poll() > 0) {
     }
     if (!done) {
