@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bounded_wait.h"
 #include "control.pb.h"
 #include "control_client.h"
 #include "control_frame.h"
@@ -86,12 +87,9 @@ pid_t start_caller(int port, bool once) {
 // The caller's exit status, waiting at most 10 s (calls last 300 ms; -1:
 // it did not exit and was killed). Within meson's limit, so a hang is named.
 int exit_status(pid_t pid) {
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
   int status = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::this_thread::sleep_for(10ms);
-  }
+  if (test::poll_until([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, 10s))
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   ::kill(pid, SIGKILL);
   ::waitpid(pid, &status, 0);
   return -1;
@@ -189,7 +187,9 @@ TEST_F(ControlClientCall, ACallerStoppedAnywhereInItsCallsGetsEveryAnswer) {
   std::mt19937 random(7);
   int stops = 0, exited = -2;
   for (; stops < 16; ++stops) {
-    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(1000, 20000)(random)));
+    // A random number of calls answered, then a stop wherever the caller is.
+    const long target = answered.load() + std::uniform_int_distribution<long>(1, 40)(random);
+    if (!test::poll_until([&] { return answered.load() >= target; }, 10s, 1ms)) break;  // the caller has gone
     if (!stop(caller, exited)) break;
     std::this_thread::sleep_for(kCallTimeout + 50ms);  // the stall itself
     ::kill(caller, SIGCONT);
