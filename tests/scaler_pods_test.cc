@@ -181,11 +181,16 @@ std::uint64_t await_next_slot(std::uint64_t slot) {
   CommandResult show;
   int polls = 0, failed = 0;
   double slowest_ms = 0;
+  std::string slowest_answer;
   const bool reached = nfv::test::poll_until(
       [&] {
         const auto asked = std::chrono::steady_clock::now();
         show = run_command(scaler_nfvctl() + "policy show", 5);
-        slowest_ms = std::max(slowest_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count());
+        const double took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
+        if (took_ms > slowest_ms) {
+          slowest_ms = took_ms;
+          slowest_answer = "exit " + std::to_string(show.exit_code) + ": " + show.output;
+        }
         ++polls;
         const auto at = show.output.find("next slot ");
         if (show.exit_code == 0 && at != std::string::npos) next = std::stoull(show.output.substr(at + 10));
@@ -196,14 +201,16 @@ std::uint64_t await_next_slot(std::uint64_t slot) {
   // How the waits went: a figure for runs where a switch came late.
   std::printf("waited for slot %llu: at %llu after %d polls (%d unanswered, slowest %.0f ms)\n",
               static_cast<unsigned long long>(slot), static_cast<unsigned long long>(next), polls, failed, slowest_ms);
+  if (slowest_ms > 1000) std::printf("  the slowest answer: %s\n", slowest_answer.c_str());
   if (!reached) ADD_FAILURE() << "the scaler never reached slot " << slot << "; last answer (exit " << show.exit_code << "): " << show.output;
   return reached ? next : 0;
 }
 
 // Asks the scaler for `policy` (nfvctl policy set POLICY) and polls until it
-// is the one in force (at most 60 s): a second switch asked before the first
+// is the one in force (at most 60 s); IN_FORCE_AT, if given, gets the next
+// slot the scaler named then. A second switch asked before the first
 // is taken would replace it unseen.
-void switch_policy(const std::string& policy) {
+void switch_policy(const std::string& policy, std::uint64_t* in_force_at = nullptr) {
   // The scaler builds the policy before it answers (a checkpoint to load,
   // a solver to set up): on two busy cores that has taken over 5 s.
   const CommandResult set = run_command(scaler_nfvctl() + "policy set " + policy, 30);
@@ -219,6 +226,9 @@ void switch_policy(const std::string& policy) {
       },
       std::chrono::seconds(60), std::chrono::milliseconds(100));
   ASSERT_TRUE(taken) << "policy " << name << " never in force; last answer (exit " << show.exit_code << "): " << show.output;
+  const auto at = show.output.find("next slot ");
+  ASSERT_NE(at, std::string::npos) << show.output;
+  if (in_force_at) *in_force_at = std::stoull(show.output.substr(at + 10));
 }
 
 // Stops the pods once the replay and the scaler are done; every mbuf must be back.
@@ -322,23 +332,31 @@ bool a_pods_pool(const ::nfv::planfile::PoolEntry& pool) {
          (pool.chain() == "calls" && pool.hop() == 1 && pool.site() == "CHINng");
 }
 
-// The policy in DIR/scaler.yaml serves the three pods while nfv-replay
-// drives the compressed April day; nfvctl switches it to online at slot 12
-// and back with `policy set BACK` at slot 24. Everything is stopped at the
-// end; drops stay within 1% of the packets sent. PREFIX names the processes.
+// The policy in DIR/scaler.yaml (slots: 0, until stopped) serves the three
+// pods while nfv-replay drives the compressed April day; nfvctl switches it
+// to online once it is at slot 12, back with `policy set BACK` 12 slots
+// later, and the scaler is stopped 6 slots into BACK's stretch, not before
+// slot 36 (the day's end). The switches follow the scaler's slots, not
+// fixed ones: the slots follow the wall clock, so a machine that stalls
+// (one run saw a poll wait 30 s) moves the scaler many slots on at once, and a run
+// with a fixed end could end before its switches. Drops stay within 1% of
+// the packets sent. PREFIX names the processes.
 void serve_switching_to_online_and_back(const std::string& dir, const std::string& prefix, const std::string& back,
                                         ReplayTotals& totals) {
   AbilenePods pods = start_abilene_pods(dir, prefix + "_", pod_chains(), {"--stop-when-idle-ms", "60000"}, kControlBase);
   ReplayRun replay = start_replay(dir, prefix + "_replay", abilene_replay_yaml(dir, prefix + "_replay"), "1", {"--quiet"});
   await_pod_controls(pods);
   Subprocess scaler({required_env("NFV_SCALER"), "--config", dir + "/scaler.yaml"}, dir + "/scaler.out", dir + "/scaler.err");
+  const auto logs = [&] { return read_file(dir + "/scaler.out") + read_file(dir + "/scaler.err"); };
 
-  const std::uint64_t to_online = await_next_slot(12);
-  ASSERT_GE(to_online, 12u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  ASSERT_NO_FATAL_FAILURE(switch_policy("online plan=" + dir + "/plan.yaml candidates=plan utilisation=0.75"));
-  const std::uint64_t to_back = await_next_slot(24);
-  ASSERT_GE(to_back, 24u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
-  ASSERT_NO_FATAL_FAILURE(switch_policy(back));
+  ASSERT_GE(await_next_slot(12), 12u) << logs();
+  std::uint64_t online_from = 0, back_from = 0;
+  ASSERT_NO_FATAL_FAILURE(switch_policy("online plan=" + dir + "/plan.yaml candidates=plan utilisation=0.75", &online_from));
+  ASSERT_GE(await_next_slot(online_from + 12), online_from + 12) << logs();
+  ASSERT_NO_FATAL_FAILURE(switch_policy(back, &back_from));
+  const std::uint64_t end = std::max<std::uint64_t>(36, back_from + 6);
+  ASSERT_GE(await_next_slot(end), end) << logs();
+  scaler.signal(SIGINT);
 
   ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
   ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
@@ -354,11 +372,13 @@ TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPoli
   write_file(dir + "/trace.csv", rate_trace_to_csv(compressed_day()));
   write_file(dir + "/topology.yaml", three_sites(16));
   write_file(dir + "/plan.yaml", kStartingPlan);
-  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: online, params: {plan: " + dir +
-                                                         "/plan.yaml, candidates: plan, utilisation: '0.75'}}"));
-  // The scaler's 36 slots start some seconds after the replay's (it waits
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 0, "{name: online, params: {plan: " + dir +
+                                                        "/plan.yaml, candidates: plan, utilisation: '0.75'}}"));
+  // The scaler's slots start some seconds after the replay's (it waits
   // for the control APIs; 3 to 16 s here), so the pods run until the scaler
-  // is done and are then stopped; the idle stop is only a backstop.
+  // is done and are then stopped; the idle stop is only a backstop. The
+  // scaler runs until stopped, at slot 36 or, after a stall that moved it
+  // past its switch, 3 slots after it.
   const std::vector<std::string> stop{"--stop-when-idle-ms", "60000"};
   AbilenePods pods = start_abilene_pods(dir, "sp_", pod_chains(), stop, kControlBase);
   // Traffic first: the pods serve their control APIs once their links are up.
@@ -373,6 +393,9 @@ TEST(ScalerWithPods, OnlineFollowsARealTraceWithinOnePercentDropsAndSwitchesPoli
   ASSERT_GE(asked_at, 30u) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
   const CommandResult set = run_command(scaler_nfvctl() + "policy set threshold", 5);
   ASSERT_EQ(set.exit_code, 0) << set.output;
+  const std::uint64_t end = std::max<std::uint64_t>(36, asked_at + 3);
+  ASSERT_GE(await_next_slot(end), end) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
+  scaler.signal(SIGINT);
 
   ASSERT_EQ(replay.process->wait(std::chrono::seconds(120)), 0) << replay.logs();
   ASSERT_EQ(scaler.wait(std::chrono::seconds(60)), 0) << read_file(dir + "/scaler.out") << read_file(dir + "/scaler.err");
@@ -447,7 +470,7 @@ TEST(ScalerWithPods, DrlServesThePodsWithinOnePercentDropsAndSwitchesLiveToOnlin
   const std::string checkpoint = dir + "/drl.pt.best";
   const std::string drl_params = "checkpoint: " + checkpoint + ", plan: " + dir +
                                  "/plan.yaml, candidates: plan, guard.utilisation: '0.75'";
-  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: drl, params: {" + drl_params + "}}") +
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 0, "{name: drl, params: {" + drl_params + "}}") +
                                       "sla_basis: packet\nsla_penalty: 0.01\n");
   ReplayTotals totals;
   ASSERT_NO_FATAL_FAILURE(serve_switching_to_online_and_back(
@@ -494,7 +517,7 @@ TEST(ScalerWithPods, MarlServesThePodsWithinOnePercentDropsAndSwitchesLiveToOnli
       300);
   ASSERT_EQ(trained.exit_code, 0) << trained.output;
   const std::string params = "checkpoints=" + dir + "/marl plan=" + dir + "/plan.yaml candidates=plan";
-  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 36, "{name: marl, params: {checkpoints: " + dir + "/marl, plan: " + dir +
+  write_file(dir + "/scaler.yaml", scaler_yaml(dir, 0, "{name: marl, params: {checkpoints: " + dir + "/marl, plan: " + dir +
                                                              "/plan.yaml, candidates: plan}}") +
                                       "sla_basis: packet\nsla_penalty: 0.01\n");
   ReplayTotals totals;
