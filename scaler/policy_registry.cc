@@ -20,7 +20,12 @@ std::map<std::string, Entry, std::less<>>& registry() {
   return entries;
 }
 
-const std::set<std::string> kPlacementParams = {"instances", "placement", "plan"};
+// Built on first use: policies register from other files' static
+// initializers, which may run before a namespace-scope set here is built.
+const std::set<std::string>& placement_params() {
+  static const std::set<std::string> names = {"instances", "placement", "plan"};
+  return names;
+}
 
 }  // namespace
 
@@ -48,7 +53,7 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyParams& p
 }
 
 std::set<std::string> with_placement(std::set<std::string> params) {
-  params.insert(kPlacementParams.begin(), kPlacementParams.end());
+  params.insert(placement_params().begin(), placement_params().end());
   return params;
 }
 
@@ -60,9 +65,9 @@ Plan placed_plan(const ParamReader& params, const Topology& topology) {
 
 Plan starting_plan(const PolicyParams& params, const Topology& topology) {
   PolicyParams placement;
-  for (const std::string& key : kPlacementParams)
+  for (const std::string& key : placement_params())
     if (params.count(key)) placement[key] = params.at(key);
-  return placed_plan(ParamReader("starting plan", placement, kPlacementParams), topology);
+  return placed_plan(ParamReader("starting plan", placement, placement_params()), topology);
 }
 
 }  // namespace nfv

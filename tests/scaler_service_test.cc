@@ -3,7 +3,7 @@
 // and costs that add up; shadow mode decides without applying; a failing
 // policy leaves the last good plan in force, never zero; per-site limits
 // hold; a policy switch through the control API takes effect at the next
-// slot, drl (with its guard) included and switched live both ways; a
+// slot, status and metrics answering while it builds the policy, drl (with its guard) included and switched live both ways; a
 // restarted scaler resumes from its journal exactly where an
 // uninterrupted run would be; config mistakes name the field.
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <thread>
 
@@ -137,6 +138,50 @@ TEST(ScalerService, PerSiteLimitsHold) {
     limited = limited || e.reason().find("site NYCMng limited") != std::string::npos;
   }
   EXPECT_TRUE(limited);
+}
+
+// A policy whose building a test holds: the first build (the check when it
+// is asked for) goes through, later ones wait until released (30 s at most).
+std::atomic<int> held_builds{0};
+std::atomic<bool> release_held{false};
+const PolicyRegistration kHeld{
+    "held_for_test", "static, built only when the test lets it", with_placement({}),
+    [](const ParamReader& params, const PolicyContext& context) {
+      if (held_builds.fetch_add(1) > 0) nfv::test::poll_until([] { return release_held.load(); }, std::chrono::seconds(30));
+      return make_static_policy(placed_plan(params, context.model->topology()));
+    }};
+
+// A switch builds the new policy before its slot (a checkpoint to load, a
+// solver to set up: seconds); status requests and metrics scrapes are
+// answered meanwhile, naming the switch, not held until it is built.
+TEST(ScalerService, StatusAndMetricsAnswerWhileASwitchBuildsItsPolicy) {
+  const std::string dir = temp_dir();
+  write(dir + "/scaler.yaml", setup_yaml(dir, "{name: threshold}", "realtime: true\nslot_seconds: 0.1\nslots: 12\n"));
+  ScalerService service(load_scaler_setup(dir + "/scaler.yaml"));
+  std::atomic<bool> stop{false};
+  std::thread loop([&] { service.run(stop); });
+  wait_for_slot(service, 2);
+  control::Request ask;
+  ask.mutable_set_policy()->set_name("held_for_test");
+  ASSERT_TRUE(service.handle(ask).ok());
+  const bool building = nfv::test::poll_until([] { return held_builds.load() >= 2; }, std::chrono::seconds(30));
+  auto answers = std::async(std::launch::async, [&] {
+    control::Request status;
+    status.mutable_scaler_status();
+    return std::make_pair(service.handle(status), service.metrics());
+  });
+  const bool answered = answers.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  release_held = true;
+  loop.join();
+  ASSERT_TRUE(building) << "the slot loop never started building the policy asked for";
+  ASSERT_TRUE(answered) << "status and metrics waited for the policy's build";
+  const auto [status, metrics] = answers.get();
+  EXPECT_EQ(status.scaler().policy().name(), "threshold");
+  EXPECT_EQ(status.scaler().pending_policy().name(), "held_for_test");
+  EXPECT_NE(metrics.find("nfv_scaler_policy_info{policy=\"threshold\"} 1"), std::string::npos) << metrics;
+  const auto entries = Journal::read(dir + "/journal.jsonl");
+  ASSERT_FALSE(entries.empty());
+  EXPECT_EQ(entries.back().policy().name(), "held_for_test");
 }
 
 TEST(ScalerService, APolicySwitchTakesEffectAtTheNextSlot) {

@@ -185,22 +185,32 @@ scaler::JournalEntry ScalerService::journal_entry(const SlotRecord& r) const {
 void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(const scaler::JournalEntry&)>& on_slot) {
   const auto& config = setup_.config;
   while (!stop.load() && !loop_->done() && (config.slots() == 0 || loop_->next_slot() < config.slots())) {
+    std::optional<scaler::PolicyChoice> asked;
+    std::uint64_t asked_as = 0;
     {
       std::lock_guard lock(mutex_);
-      if (pending_) {
-        // Checked when asked, but a policy's files (a checkpoint) may have changed since: the run goes on either way.
-        try {
-          loop_->switch_policy(
-              make_policy(pending_->name(), params_of(*pending_), PolicyContext(setup_.model, setup_.mapping)),
-              "policy switched from " + choice_text(choice_) + " to " + choice_text(*pending_));
-          choice_ = *pending_;
-        } catch (const std::exception& e) {
-          loop_->switch_policy(make_policy(choice_.name(), params_of(choice_), PolicyContext(setup_.model, setup_.mapping)),
-                               "policy switch to " + choice_text(*pending_) + " failed (" + e.what() + "), " +
-                                   choice_text(choice_) + " goes on");
-        }
-        pending_.reset();
+      asked = pending_;
+      asked_as = requests_;
+    }
+    if (asked) {
+      // Built outside the lock: a checkpoint to load or a solver to set up
+      // takes seconds, and status requests and metrics scrapes would wait
+      // on it. Only this thread sets choice_, so it is read here unlocked.
+      // Checked when asked, but a policy's files (a checkpoint) may have
+      // changed since: the run goes on either way.
+      scaler::PolicyChoice in_force = *asked;
+      try {
+        loop_->switch_policy(make_policy(asked->name(), params_of(*asked), PolicyContext(setup_.model, setup_.mapping)),
+                             "policy switched from " + choice_text(choice_) + " to " + choice_text(*asked));
+      } catch (const std::exception& e) {
+        in_force = choice_;
+        loop_->switch_policy(make_policy(choice_.name(), params_of(choice_), PolicyContext(setup_.model, setup_.mapping)),
+                             "policy switch to " + choice_text(*asked) + " failed (" + e.what() + "), " +
+                                 choice_text(choice_) + " goes on");
       }
+      std::lock_guard lock(mutex_);
+      choice_ = in_force;
+      if (requests_ == asked_as) pending_.reset();  // one asked meanwhile waits for the next slot
     }
     const SlotRecord& record = loop_->run_slot();
     const scaler::JournalEntry entry = journal_entry(record);
@@ -235,6 +245,7 @@ void ScalerService::request_policy(const scaler::PolicyChoice& choice) {
   (void)make_policy(choice.name(), params_of(choice), PolicyContext(setup_.model, setup_.mapping));
   std::lock_guard lock(mutex_);
   pending_ = choice;
+  ++requests_;
 }
 
 std::uint64_t ScalerService::next_slot() const {
