@@ -3,9 +3,10 @@
 // and costs that add up; shadow mode decides without applying; a failing
 // policy leaves the last good plan in force, never zero; per-site limits
 // hold; a policy switch through the control API takes effect at the next
-// slot, status and metrics answering while it builds the policy, drl (with its guard) included and switched live both ways; a
-// restarted scaler resumes from its journal exactly where an
-// uninterrupted run would be; config mistakes name the field.
+// slot (status and metrics answer while it builds the policy), drl (with
+// its guard) included and switched live both ways; a restarted scaler
+// resumes from its journal exactly where an uninterrupted run would be;
+// config mistakes name the field.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -155,16 +156,30 @@ const PolicyRegistration kHeld{
 // solver to set up: seconds); status requests and metrics scrapes are
 // answered meanwhile, naming the switch, not held until it is built.
 TEST(ScalerService, StatusAndMetricsAnswerWhileASwitchBuildsItsPolicy) {
+  held_builds = 0;
+  release_held = false;
   const std::string dir = temp_dir();
-  write(dir + "/scaler.yaml", setup_yaml(dir, "{name: threshold}", "realtime: true\nslot_seconds: 0.1\nslots: 12\n"));
+  // A long trace: the run ends when the test stops it, however slow the machine.
+  write(dir + "/scaler.yaml", system_yaml(dir, 1000) + "policy: {name: threshold}\nrealtime: true\nslot_seconds: 0.1\n");
   ScalerService service(load_scaler_setup(dir + "/scaler.yaml"));
   std::atomic<bool> stop{false};
   std::thread loop([&] { service.run(stop); });
+  // Whatever fails below, the build is let go and the loop ends.
+  struct Ending {
+    std::atomic<bool>& stop;
+    std::thread& loop;
+    ~Ending() {
+      release_held = true;
+      stop = true;
+      if (loop.joinable()) loop.join();
+    }
+  } ending{stop, loop};
   wait_for_slot(service, 2);
   control::Request ask;
   ask.mutable_set_policy()->set_name("held_for_test");
   ASSERT_TRUE(service.handle(ask).ok());
-  const bool building = nfv::test::poll_until([] { return held_builds.load() >= 2; }, std::chrono::seconds(30));
+  ASSERT_TRUE(nfv::test::poll_until([] { return held_builds.load() >= 2; }, std::chrono::seconds(30)))
+      << "the slot loop never started building the policy asked for";
   auto answers = std::async(std::launch::async, [&] {
     control::Request status;
     status.mutable_scaler_status();
@@ -172,8 +187,9 @@ TEST(ScalerService, StatusAndMetricsAnswerWhileASwitchBuildsItsPolicy) {
   });
   const bool answered = answers.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
   release_held = true;
+  // The slot being built for runs before the loop sees the stop.
+  stop = true;
   loop.join();
-  ASSERT_TRUE(building) << "the slot loop never started building the policy asked for";
   ASSERT_TRUE(answered) << "status and metrics waited for the policy's build";
   const auto [status, metrics] = answers.get();
   EXPECT_EQ(status.scaler().policy().name(), "threshold");
@@ -182,6 +198,8 @@ TEST(ScalerService, StatusAndMetricsAnswerWhileASwitchBuildsItsPolicy) {
   const auto entries = Journal::read(dir + "/journal.jsonl");
   ASSERT_FALSE(entries.empty());
   EXPECT_EQ(entries.back().policy().name(), "held_for_test");
+  EXPECT_NE(entries.back().reason().find("policy switched from threshold to held_for_test"), std::string::npos)
+      << entries.back().reason();
 }
 
 TEST(ScalerService, APolicySwitchTakesEffectAtTheNextSlot) {

@@ -10,31 +10,42 @@ namespace nfv {
 
 class CountMinSketch {
  public:
+  static constexpr uint32_t kMaxDepth = 16;
+
+  // `depth` is cut to kMaxDepth.
   void init(uint32_t width, uint32_t depth) {
-    width_ = width;
-    depth_ = depth;
-    counters_.assign(static_cast<size_t>(width) * depth, 0);
+    width_ = std::max<uint32_t>(width, 1);
+    depth_ = std::min(depth, kMaxDepth);
+    for (uint32_t row = 0; row < kMaxDepth; ++row) multipliers_[row] = mix(row + 1) | 1u;
+    counters_.assign(static_cast<size_t>(width_) * depth_, 0);
   }
 
   // Adds `amount` for the item hashed to `hash` and returns its new estimate.
   uint64_t add(uint32_t hash, uint64_t amount) {
-    // Row r's column from one 64-bit mix, by double hashing (a + r * b) and
-    // multiply-shift (no division). Rows must not agree on collisions, or
-    // the minimum over them is one row's count: a CRC re-seeded per row
-    // did agree (CRC is affine in its seed).
     const uint64_t mixed = mix(hash);
-    const auto a = static_cast<uint32_t>(mixed), b = static_cast<uint32_t>(mixed >> 32) | 1u;
     uint64_t estimate = UINT64_MAX;
     for (uint32_t row = 0; row < depth_; ++row) {
-      const uint64_t column = (static_cast<uint64_t>(a + row * b) * width_) >> 32;
-      uint64_t& c = counters_[row * static_cast<size_t>(width_) + column];
+      uint64_t& c = counters_[row * static_cast<size_t>(width_) + column_of(mixed, row)];
       c += amount;
       estimate = std::min(estimate, c);
     }
     return estimate;
   }
 
+  // The item's column in `row` (< width; any row below kMaxDepth).
+  uint32_t column(uint32_t hash, uint32_t row) const { return column_of(mix(hash), row); }
+
  private:
+  // Each row multiplies the item's mix by its own odd constant and keeps
+  // the top 32 bits (multiply-shift hashing), then scales them to the
+  // width (no division). Rows must not agree on collisions, or the
+  // minimum over them is one row's count: a CRC re-seeded per row did
+  // agree (CRC is affine in its seed).
+  uint32_t column_of(uint64_t mixed, uint32_t row) const {
+    const uint64_t h = (mixed * multipliers_[row]) >> 32;
+    return static_cast<uint32_t>((h * width_) >> 32);
+  }
+
   // splitmix64's finalizer: every input bit reaches every output bit.
   static uint64_t mix(uint64_t x) {
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -42,8 +53,9 @@ class CountMinSketch {
     return x ^ (x >> 31);
   }
 
-  uint32_t width_ = 0;
+  uint32_t width_ = 1;
   uint32_t depth_ = 0;
+  uint64_t multipliers_[kMaxDepth] = {};
   std::vector<uint64_t> counters_;
 };
 
