@@ -186,11 +186,11 @@ void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(
   const auto& config = setup_.config;
   while (!stop.load() && !loop_->done() && (config.slots() == 0 || loop_->next_slot() < config.slots())) {
     std::optional<scaler::PolicyChoice> asked;
-    std::uint64_t asked_as = 0;
+    std::uint64_t requests_when_asked = 0;
     {
       std::lock_guard lock(mutex_);
       asked = pending_;
-      asked_as = requests_;
+      requests_when_asked = policy_requests_;
     }
     if (asked) {
       // Built outside the lock: a checkpoint to load or a solver to set up
@@ -210,7 +210,7 @@ void ScalerService::run(const std::atomic<bool>& stop, const std::function<void(
       }
       std::lock_guard lock(mutex_);
       choice_ = in_force;
-      if (requests_ == asked_as) pending_.reset();  // one asked meanwhile waits for the next slot
+      if (policy_requests_ == requests_when_asked) pending_.reset();  // one asked meanwhile waits for the next slot
     }
     const SlotRecord& record = loop_->run_slot();
     const scaler::JournalEntry entry = journal_entry(record);
@@ -245,7 +245,7 @@ void ScalerService::request_policy(const scaler::PolicyChoice& choice) {
   (void)make_policy(choice.name(), params_of(choice), PolicyContext(setup_.model, setup_.mapping));
   std::lock_guard lock(mutex_);
   pending_ = choice;
-  ++requests_;
+  ++policy_requests_;
 }
 
 std::uint64_t ScalerService::next_slot() const {

@@ -61,7 +61,7 @@ class ScalerService {
   mutable std::mutex mutex_;  // guards what the control thread reads or sets below
   scaler::PolicyChoice choice_;
   std::optional<scaler::PolicyChoice> pending_;
-  std::uint64_t requests_ = 0;  // policy requests so far: which one pending_ is
+  std::uint64_t policy_requests_ = 0;  // so far: tells a request made during a build from the one built
   std::uint64_t slot_ = 0;
   std::uint64_t decisions_ = 0, kept_last_plan_ = 0, apply_failures_ = 0;
   std::uint64_t guard_fallbacks_ = 0;  // slots a learning policy's guard took over, over every policy run
