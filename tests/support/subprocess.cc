@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -19,19 +21,16 @@
 namespace nfv::test {
 
 Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path) {
-  pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error("fork failed");
-  if (pid_ == 0) {
-    const int out = open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out >= 0) dup2(out, STDOUT_FILENO);
-    if (err >= 0) dup2(err, STDERR_FILENO);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&files, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const int error = posix_spawnp(&pid_, args[0], &files, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
+  if (error != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(error));
 }
 
 Subprocess::~Subprocess() {
@@ -76,27 +75,34 @@ bool reaped_within(pid_t pid, int& status, std::chrono::milliseconds bound) {
 }  // namespace
 
 CommandResult run_command(const std::string& command, int timeout_s) {
+  // The deadline is the caller's, from the call: the answer ends at it even
+  // if something the command started still holds the pipe open, or the
+  // command writes elsewhere and never ends.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) return {-1, "pipe failed"};
-  const pid_t pid = fork();
-  if (pid < 0) {
+  // posix_spawn, not fork: a test process that links LibTorch is large, and
+  // fork copies its page tables and runs its atfork handlers. The command's
+  // own process group lets the deadline stop it and what it started together.
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_adddup2(&files, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&files, out[1], STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = -1;
+  char* const args[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), const_cast<char*>(command.c_str()), nullptr};
+  const int error = posix_spawn(&pid, "/bin/sh", &files, &attr, args, environ);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&files);
+  if (error != 0) {
     close(out[0]);
     close(out[1]);
-    return {-1, "fork failed"};
+    return {-1, std::string("cannot start /bin/sh: ") + std::strerror(error)};
   }
-  if (pid == 0) {
-    setpgid(0, 0);  // the command and whatever it starts go together at the deadline
-    dup2(out[1], STDOUT_FILENO);
-    dup2(out[1], STDERR_FILENO);
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  setpgid(pid, pid);  // here too: a deadline before the child's own call still finds the group
   close(out[1]);
-  // The deadline is the parent's: the answer ends at it even if something
-  // the command started still holds the pipe open, or the command writes
-  // elsewhere and never ends.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   std::string output;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
