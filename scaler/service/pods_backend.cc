@@ -149,6 +149,7 @@ class PodsBackend final : public Backend {
     std::vector<std::size_t> sites;
     stats::PodStats last;  // the counters the next slot is measured from,
     double last_at = 0;    // and when they were read (unix s; not before the slot they start)
+    double last_ahead = 0;  // how long before last_at the pod took them (a read ahead of its slot)
     bool up = true;        // it answered its last call
 
     control::Response call(const control::Request& request) {
@@ -173,12 +174,23 @@ class PodsBackend final : public Backend {
   // Reads a pod's counters at the start of `slot` into pod.last and gives
   // the seconds since the previous read. A read ahead of the slot counts
   // from the slot's start: no traffic runs before it.
+  //
+  // The seconds are the pod's own (its uptime_s, taken with its counters)
+  // where both reads have them: the scaler knows a read's moment only
+  // within its call, and a call held up (the scaler stopped or descheduled
+  // inside it, a pod slow to answer) would move the span's ends by up to
+  // half the call. A pod that started again in between counts on the wall.
   double read(PodConnection& pod, std::size_t slot) {
     const double asked = unix_now();
-    pod.last = telemetry(pod);
-    const double at = std::max((asked + unix_now()) / 2, slot_start(slot));
-    const double seconds = at - pod.last_at;
+    stats::PodStats now = telemetry(pod);
+    const double taken = (asked + unix_now()) / 2;
+    const double at = std::max(taken, slot_start(slot));
+    const double pod_seconds = now.uptime_s() - pod.last.uptime_s();
+    const double seconds =
+        pod.last.uptime_s() > 0 && pod_seconds > 0 ? pod_seconds + (at - taken) - pod.last_ahead : at - pod.last_at;
+    pod.last = std::move(now);
     pod.last_at = at;
+    pod.last_ahead = at - taken;
     return seconds;
   }
 
@@ -201,7 +213,9 @@ class PodsBackend final : public Backend {
   void rejoin(PodConnection& pod) {
     try {
       pod.last = telemetry(pod);
-      pod.last_at = std::max(unix_now(), slot_start(slot_));
+      const double taken = unix_now();
+      pod.last_at = std::max(taken, slot_start(slot_));
+      pod.last_ahead = pod.last_at - taken;
       const control::Response response = pod.call(plan_request(in_force_, pod));
       pod.up = true;
       std::printf("pod %s is up again (site %s)%s\n", pod.name.c_str(), sites_of(pod).c_str(),
