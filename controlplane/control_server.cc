@@ -125,13 +125,26 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       shared_->throttle.failed(peer_);
       return fail("wrong token");
     }
-    nfv::control::Response response;
-    try {
-      response = shared_->handler(request);
-    } catch (const std::exception& e) {
-      response = error_response(e.what());
+    if (shared_->slow && shared_->slow(request)) {
+      // Answered from the pool; the write goes back to this connection's
+      // executor, and the next frame is read only after it, as below.
+      auto self = this->shared_from_this();
+      boost::asio::post(*shared_->slow_pool, [self, request = std::move(request)] {
+        nfv::control::Response response = self->answer(request);
+        boost::asio::post(self->stream_.get_executor(),
+                          [self, response = std::move(response)] { self->write(response, true); });
+      });
+      return;
     }
-    write(response, true);
+    write(answer(request), true);
+  }
+
+  nfv::control::Response answer(const nfv::control::Request& request) const {
+    try {
+      return shared_->handler(request);
+    } catch (const std::exception& e) {
+      return error_response(e.what());
+    }
   }
 
   void fail(const std::string& message) {
@@ -187,6 +200,12 @@ ControlServer::ControlServer(boost::asio::io_context& io, const std::string& add
     shared_->tls = std::make_unique<boost::asio::ssl::context>(server_tls_context(tls, tls_field));
   port_ = listen_on(acceptor_, address, port, "control API");
   accept();
+}
+
+void ControlServer::run_slow_requests_apart(SlowRequest slow) {
+  if (!slow_pool_) slow_pool_ = std::make_unique<boost::asio::thread_pool>(1);
+  shared_->slow_pool = slow_pool_.get();
+  shared_->slow = std::move(slow);
 }
 
 void ControlServer::accept() {

@@ -38,6 +38,14 @@ class ControlServer {
 
   uint16_t port() const { return port_; }
 
+  // Requests for which `slow` says yes run on a thread of their own, not
+  // on the io thread, so that the server (and whatever else shares its
+  // io_context: a /metrics endpoint) answers meanwhile; a connection still
+  // gets its answers in order. The handler must then be safe to call from
+  // two threads at once. Unset: every request runs on the io thread.
+  using SlowRequest = std::function<bool(const nfv::control::Request&)>;
+  void run_slow_requests_apart(SlowRequest slow);
+
   bool tls() const { return shared_->tls != nullptr; }
 
   struct Shared {
@@ -46,6 +54,8 @@ class ControlServer {
     Handler handler;
     std::unique_ptr<boost::asio::ssl::context> tls;  // null: plain TCP
     AuthThrottle throttle;
+    SlowRequest slow;                                // unset: none
+    boost::asio::thread_pool* slow_pool = nullptr;  // the server's, where `slow` is set
   };
 
  private:
@@ -54,6 +64,9 @@ class ControlServer {
   boost::asio::ip::tcp::acceptor acceptor_;
   std::shared_ptr<Shared> shared_;
   uint16_t port_ = 0;
+  // Last, so that it goes first: its destructor waits for a slow request
+  // still running, while the sessions it answers can still be reached.
+  std::unique_ptr<boost::asio::thread_pool> slow_pool_;
 };
 
 // Whether a VNF-control request only reads an instance ("top", "backends");

@@ -177,6 +177,9 @@ int main(int argc, char** argv) {
       control = std::make_unique<nfv::ControlServer>(
           io, listen, static_cast<uint16_t>(c.control().port()), 1 << 20, c.control().token(),
           [&](const nfv::control::Request& r) { return service.handle(r); }, nfv::tls_files(c.control().tls()), "control.tls");
+      // A switch is checked by building the policy (a checkpoint to load:
+      // seconds); status requests and /metrics are answered meanwhile.
+      control->run_slow_requests_apart([](const nfv::control::Request& r) { return r.has_set_policy(); });
       std::printf("  control API on %s:%u%s\n", listen.c_str(), control->port(), control->tls() ? " (mutual TLS)" : "");
     }
     if (c.metrics_port() > 0) {
