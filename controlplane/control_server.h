@@ -42,7 +42,9 @@ class ControlServer {
   // on the io thread, so that the server (and whatever else shares its
   // io_context: a /metrics endpoint) answers meanwhile; a connection still
   // gets its answers in order. The handler must then be safe to call from
-  // two threads at once. Unset: every request runs on the io thread.
+  // two threads at once. Unset: every request runs on the io thread. Call
+  // it before the io_context runs, and destroy the server only after the
+  // io_context has stopped (its sessions reach the server's thread).
   using SlowRequest = std::function<bool(const nfv::control::Request&)>;
   void run_slow_requests_apart(SlowRequest slow);
 

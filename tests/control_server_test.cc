@@ -3,9 +3,15 @@
 // checkpoint) leaves the server answering other connections meanwhile, and
 // its own connection still gets its answers in order. Without it, the held
 // request holds every connection.
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -17,6 +23,7 @@
 #include "bounded_wait.h"
 #include "control.pb.h"
 #include "control_client.h"
+#include "control_frame.h"
 #include "control_server.h"
 
 namespace nfv {
@@ -40,7 +47,8 @@ class HeldServer {
     io_.stop();
     thread_.join();
   }
-  std::string address() const { return "127.0.0.1:" + std::to_string(server_.port()); }
+  uint16_t port() const { return server_.port(); }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port()); }
   void release() { released_ = true; }
   int held() const { return held_.load(); }
 
@@ -78,27 +86,81 @@ control::Request status() {
   return r;
 }
 
+// Lets the held request go however the test ends (an early ASSERT, a
+// throw): a future waiting on it would otherwise wait out its 30 s.
+struct Releases {
+  HeldServer& server;
+  ~Releases() { server.release(); }
+};
+
+// A connection that writes frames as they are, several at once, and reads
+// answers as they come (ControlClient waits for each answer before it sends on).
+class RawConnection {
+ public:
+  explicit RawConnection(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("connect failed");
+  }
+  ~RawConnection() { ::close(fd_); }
+  void send(control::Request request) {
+    request.set_token("t");
+    const std::string frame = frame_message(request.SerializeAsString());
+    ASSERT_EQ(::write(fd_, frame.data(), frame.size()), static_cast<ssize_t>(frame.size()));
+  }
+  // Whether any byte of an answer is there within `bound`.
+  bool answer_within(std::chrono::milliseconds bound) {
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, static_cast<int>(bound.count())) == 1;
+  }
+  // The next answer (30 s at most for each read).
+  control::Response read_answer() {
+    unsigned char header[kFrameHeaderBytes];
+    read_exactly(header, sizeof header);
+    std::string body(frame_length(header), '\0');
+    read_exactly(reinterpret_cast<unsigned char*>(body.data()), body.size());
+    control::Response r;
+    if (!r.ParseFromString(body)) throw std::runtime_error("not a Response");
+    return r;
+  }
+
+ private:
+  void read_exactly(unsigned char* out, std::size_t n) {
+    for (std::size_t have = 0; have < n;) {
+      if (!answer_within(30s)) throw std::runtime_error("no answer in 30 s");
+      const ssize_t got = ::read(fd_, out + have, n - have);
+      if (got <= 0) throw std::runtime_error("connection closed");
+      have += static_cast<std::size_t>(got);
+    }
+  }
+  int fd_;
+};
+
 TEST(ControlServer, ARequestRunApartLeavesOtherConnectionsAnsweredAndItsOwnInOrder) {
   HeldServer server(true);
-  ControlClient switcher(server.address(), "t", 30s);
-  auto switched = std::async(std::launch::async, [&] {
-    const control::Response first = switcher.call(set_policy("drl"));
-    return std::make_pair(first, switcher.call(status()));  // the same connection, after it
-  });
+  // One connection sends the switch and a status request back to back.
+  RawConnection switcher(server.port());
+  switcher.send(set_policy("drl"));
+  switcher.send(status());
+  Releases releases{server};
   ASSERT_TRUE(poll_until([&] { return server.held() == 1; }, 10s)) << "the set_policy request never reached the handler";
   // Meanwhile another connection is answered, twice.
   ControlClient watcher(server.address(), "t", 5s);
   for (int i = 0; i < 2; ++i) {
     const control::Response r = watcher.call(status());
-    EXPECT_TRUE(r.ok());
+    EXPECT_TRUE(r.ok()) << r.error();
     EXPECT_EQ(r.scaler().name(), "status");
   }
-  EXPECT_NE(switched.wait_for(0s), std::future_status::ready) << "the held request was answered before its release";
+  // The switcher's status waits behind its switch: no answer of either yet.
+  EXPECT_FALSE(switcher.answer_within(0ms)) << "the switcher's connection was answered before the switch was let go";
   server.release();
-  ASSERT_EQ(switched.wait_for(30s), std::future_status::ready) << "no answer after the release";
-  const auto [first, second] = switched.get();
+  const control::Response first = switcher.read_answer();
+  const control::Response second = switcher.read_answer();
   EXPECT_TRUE(first.ok()) << first.error();
   EXPECT_EQ(first.scaler().name(), "after drl");
+  EXPECT_TRUE(second.ok()) << second.error();
   EXPECT_EQ(second.scaler().name(), "status");
 }
 
@@ -108,6 +170,7 @@ TEST(ControlServer, ARequestOnTheIoThreadHoldsOtherConnections) {
   HeldServer server(false);
   ControlClient switcher(server.address(), "t", 30s);
   auto switched = std::async(std::launch::async, [&] { return switcher.call(set_policy("drl")); });
+  Releases releases{server};
   ASSERT_TRUE(poll_until([&] { return server.held() == 1; }, 10s)) << "the set_policy request never reached the handler";
   ControlClient watcher(server.address(), "t", 500ms);
   EXPECT_THROW(watcher.call(status()), std::runtime_error) << "answered while the io thread was held";

@@ -1009,12 +1009,9 @@ TEST(PodsWithoutAPeer, AKilledMemifServerIsLinkDownForItsPeerWhoseClientReconnec
                 chain.c_str(), r.lost, r.sent, r.sent > 0 ? r.lost / r.sent : 0.0, static_cast<unsigned long long>(killed_in),
                 static_cast<unsigned long long>(restarted_in), static_cast<unsigned long long>(sending_again_in),
                 static_cast<unsigned long long>(killed_again_in), supervised);
-    // A figure, not a bound, like the first restart's: the supervisor's
-    // backoff, the pod's start (EAL, hugepages, links: 2-3 s on two busy
-    // cores, more on a slower machine; a CI run took 6 slots) and the memif
-    // client's reconnect all follow the wall clock. The verdict is that the
-    // traffic came back (above) and that a whole slot ran clean again before
-    // the run's end.
+    // A figure, not a bound: the backoff, the pod's start and the memif
+    // reconnect follow the wall clock. The verdict is the traffic coming
+    // back (above) and a clean slot before the run's end.
     EXPECT_GE(supervised, 0) << chain << " never recovered from the second kill";
   }
 }

@@ -33,6 +33,9 @@ namespace {
 constexpr int kPodWaitSeconds = 30;
 constexpr double kBaselineLeadSeconds = 0.25;
 constexpr double kLateShare = 0.5;  // of a slot: later than this past a slot's end, rejoin the clock
+// How far a pod's seconds (its TSC) and the scaler's (the system clock) may
+// drift apart over a span, beyond what the calls' durations allow.
+constexpr double kClockSlackSeconds = 0.01, kClockSlackShare = 0.002;
 // The most one control call may take: a share of the slot, so that a pod
 // that hangs costs the slot a fraction, never the slot clock.
 constexpr double kCallShare = 0.25, kMinCallSeconds = 0.2, kMaxCallSeconds = 2;
@@ -150,6 +153,7 @@ class PodsBackend final : public Backend {
     stats::PodStats last;  // the counters the next slot is measured from,
     double last_at = 0;    // and when they were read (unix s; not before the slot they start)
     double last_ahead = 0;  // how long before last_at the pod took them (a read ahead of its slot)
+    double last_call = 0;   // how long that read's call took (s)
     bool up = true;        // it answered its last call
 
     control::Response call(const control::Request& request) {
@@ -175,22 +179,27 @@ class PodsBackend final : public Backend {
   // the seconds since the previous read. A read ahead of the slot counts
   // from the slot's start: no traffic runs before it.
   //
-  // The seconds are the pod's own (its uptime_s, taken with its counters)
-  // where both reads have them: the scaler knows a read's moment only
-  // within its call, and a call held up (the scaler stopped or descheduled
-  // inside it, a pod slow to answer) would move the span's ends by up to
-  // half the call. A pod that started again in between counts on the wall.
+  // The seconds are the pod's own (its uptime_s, taken with its counters):
+  // the scaler knows when a pod took them only within its call, and a call
+  // held up (the scaler stopped inside it, a pod slow to answer) moves the
+  // span's ends by up to half the call. The pod's seconds must agree with
+  // the scaler's within that; else (the first read, a pod without uptime,
+  // one whose clock disagrees) the scaler's count.
   double read(PodConnection& pod, std::size_t slot) {
     const double asked = unix_now();
     stats::PodStats now = telemetry(pod);
-    const double taken = (asked + unix_now()) / 2;
+    const double answered = unix_now();
+    const double taken = (asked + answered) / 2;
     const double at = std::max(taken, slot_start(slot));
     const double pod_seconds = now.uptime_s() - pod.last.uptime_s();
-    const double seconds =
-        pod.last.uptime_s() > 0 && pod_seconds > 0 ? pod_seconds + (at - taken) - pod.last_ahead : at - pod.last_at;
+    const double scaler_seconds = taken - (pod.last_at - pod.last_ahead);
+    const bool agree = pod.last.uptime_s() > 0 &&
+                       std::abs(pod_seconds - scaler_seconds) <= (pod.last_call + (answered - asked)) / 2 + kClockSlackSeconds + kClockSlackShare * scaler_seconds;
+    const double seconds = agree ? pod_seconds + (at - taken) - pod.last_ahead : at - pod.last_at;
     pod.last = std::move(now);
     pod.last_at = at;
     pod.last_ahead = at - taken;
+    pod.last_call = answered - asked;
     return seconds;
   }
 
@@ -212,10 +221,7 @@ class PodsBackend final : public Backend {
   // force. Still silent: it stays down until the next slot asks again.
   void rejoin(PodConnection& pod) {
     try {
-      pod.last = telemetry(pod);
-      const double taken = unix_now();
-      pod.last_at = std::max(taken, slot_start(slot_));
-      pod.last_ahead = pod.last_at - taken;
+      read(pod, slot_);
       const control::Response response = pod.call(plan_request(in_force_, pod));
       pod.up = true;
       std::printf("pod %s is up again (site %s)%s\n", pod.name.c_str(), sites_of(pod).c_str(),

@@ -37,7 +37,8 @@ class ScalerService {
   // `stop` is set. `on_slot` sees each journal entry (the live line).
   void run(const std::atomic<bool>& stop, const std::function<void(const scaler::JournalEntry&)>& on_slot = {});
 
-  // Thread-safe, for the control thread.
+  // Thread-safe: the control API calls it from its io thread and, for
+  // set_policy, from a thread of its own.
   control::Response handle(const control::Request& request);
   std::string metrics() const;
   // Checks the choice now (throws std::invalid_argument naming the problem);

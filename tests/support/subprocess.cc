@@ -30,7 +30,9 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
   args.push_back(nullptr);
   const int error = posix_spawnp(&pid_, args[0], &files, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&files);
-  if (error != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(error));
+  if (error != 0)
+    throw std::runtime_error("cannot start " + argv[0] + " (output to " + stdout_path + " and " + stderr_path +
+                             "): " + std::strerror(error));
 }
 
 Subprocess::~Subprocess() {

@@ -12,7 +12,9 @@ namespace nfv::test {
 
 class Subprocess {
  public:
-  // Starts argv[0] with stdout/stderr redirected to the given files.
+  // Starts argv[0] (looked up on PATH) with stdout/stderr redirected to the
+  // given files; throws std::runtime_error when it cannot be started or a
+  // file cannot be opened.
   Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path);
   ~Subprocess();
   Subprocess(const Subprocess&) = delete;
