@@ -152,7 +152,7 @@ class PodsBackend final : public Backend {
     std::vector<std::size_t> sites;
     stats::PodStats last;  // the counters the next slot is measured from,
     double last_at = 0;    // and when they were read (unix s; not before the slot they start)
-    double last_ahead = 0;  // how long before last_at the pod took them (a read ahead of its slot)
+    double last_taken = 0;  // when the pod took them (the call's midpoint; before last_at when ahead of its slot)
     double last_call = 0;   // how long that read's call took (s)
     bool up = true;        // it answered its last call
 
@@ -192,13 +192,15 @@ class PodsBackend final : public Backend {
     const double taken = (asked + answered) / 2;
     const double at = std::max(taken, slot_start(slot));
     const double pod_seconds = now.uptime_s() - pod.last.uptime_s();
-    const double scaler_seconds = taken - (pod.last_at - pod.last_ahead);
-    const bool agree = pod.last.uptime_s() > 0 &&
-                       std::abs(pod_seconds - scaler_seconds) <= (pod.last_call + (answered - asked)) / 2 + kClockSlackSeconds + kClockSlackShare * scaler_seconds;
-    const double seconds = agree ? pod_seconds + (at - taken) - pod.last_ahead : at - pod.last_at;
+    const double scaler_seconds = taken - pod.last_taken;
+    const double allowed = (pod.last_call + (answered - asked)) / 2 + kClockSlackSeconds + kClockSlackShare * scaler_seconds;
+    const bool agree = pod.last.uptime_s() > 0 && std::abs(pod_seconds - scaler_seconds) <= allowed;
+    // From the last read's `at` to this one's: the pod's seconds between its
+    // two takings, each end moved to its slot's start where it was ahead.
+    const double seconds = agree ? pod_seconds + (at - taken) - (pod.last_at - pod.last_taken) : at - pod.last_at;
     pod.last = std::move(now);
     pod.last_at = at;
-    pod.last_ahead = at - taken;
+    pod.last_taken = taken;
     pod.last_call = answered - asked;
     return seconds;
   }
