@@ -14,6 +14,8 @@ class Monitor : public ::testing::Test {
   static void SetUpTestSuite() { pool_ = test_pool("vnf_monitor", 8191); }
   static void TearDownTestSuite() { rte_mempool_free(pool_); }
   void TearDown() override { EXPECT_EQ(rte_mempool_in_use_count(pool_), 0u); }
+
+ public:
   static rte_mempool* pool_;
 };
 rte_mempool* Monitor::pool_ = nullptr;
@@ -76,15 +78,18 @@ TEST_F(Monitor, ReportsHeavyHittersWithExactFlowCounters) {
   EXPECT_EQ(c["packets"], 40u * 55u + 1u);
 }
 
+// n 100-byte UDP packets of the flow from `src`, in one burst.
+void send_udp(Vnf& monitor, const std::string& src, int n) {
+  std::vector<rte_mbuf*> pkts;
+  for (int i = 0; i < n; ++i) pkts.push_back(ipv4_packet(Monitor::pool_, IPPROTO_UDP, src, 1000, "10.9.9.9", 53, Bytes(100, 1)));
+  run_vnf(monitor, pkts).free_all();
+}
+
 // Flows idle for longer than flow_timeout end: their records leave the
 // table and the heavy hitters, and a flow that comes back starts afresh.
 TEST_F(Monitor, IdleFlowsExpireAndLeaveTheHeavyHitters) {
   auto monitor = make_vnf("monitor", {{"flows", "64"}, {"flow_timeout", "1"}, {"top_k", "2"}, {"export_interval_ms", "1"}});
-  auto packets_of = [&](const std::string& src, int n) {
-    std::vector<rte_mbuf*> pkts;
-    for (int i = 0; i < n; ++i) pkts.push_back(ipv4_packet(pool_, IPPROTO_UDP, src, 1000, "10.9.9.9", 53, Bytes(100, 1)));
-    run_vnf(*monitor, pkts).free_all();
-  };
+  auto packets_of = [&](const std::string& src, int n) { send_udp(*monitor, src, n); };
   packets_of("10.0.0.1", 10);
   packets_of("10.0.0.2", 5);
   packets_of("10.0.0.3", 1);
@@ -111,6 +116,36 @@ TEST_F(Monitor, IdleFlowsExpireAndLeaveTheHeavyHitters) {
       EXPECT_EQ(t.packets, 1u) << "a returning flow starts a new record";
     }
   EXPECT_EQ(counters(*monitor)["flows"], 2u);
+}
+
+// The sketch takes a flow's bytes at each export, one add per flow. A flow
+// that expires between exports keeps its bytes in the sketch (which never
+// forgets), so the same flow back again is estimated at all its bytes,
+// counted once each: its new record counts only the new packet.
+TEST_F(Monitor, BytesOfAFlowThatExpiredBeforeAnExportStayInTheSketch) {
+  auto monitor = make_vnf("monitor", {{"flows", "64"}, {"flow_timeout", "5"}, {"top_k", "4"}, {"export_interval_ms", "10000"}});
+  auto packets_of = [&](const std::string& src, int n) { send_udp(*monitor, src, n); };
+  const uint64_t frame = 14 + 20 + 8 + 100;
+  packets_of("10.0.0.1", 10);  // the first burst exports (nothing yet); the rest wait for the next export
+  packets_of("10.0.0.1", 10);
+  ManualTsc::advance_ms(6000);
+  for (int i = 0; i < 40; ++i) packets_of("10.0.0.4", 1);  // drive the sweep: 10.0.0.1 expires unexported
+  ASSERT_EQ(counters(*monitor)["flows_expired"], 1u);
+  packets_of("10.0.0.1", 1);  // back, as a new record
+  ManualTsc::advance_ms(4000);  // neither flow idle past its timeout
+  packets_of("10.0.0.4", 1);  // exports
+  const auto top = read_top(*monitor);
+  ASSERT_EQ(top.size(), 2u);
+  for (const TopLine& t : top) {
+    if (t.src == "10.0.0.1") {
+      EXPECT_EQ(t.packets, 1u) << "a returning flow starts a new record";
+      EXPECT_EQ(t.estimate, 21 * frame) << "every byte of the flow in the sketch, each once";
+    } else {
+      EXPECT_EQ(t.src, "10.0.0.4");
+      EXPECT_EQ(t.packets, 41u);
+      EXPECT_EQ(t.estimate, 41 * frame);
+    }
+  }
 }
 
 TEST_F(Monitor, PassesEverythingAndCountsNonIp) {

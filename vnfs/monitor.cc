@@ -1,6 +1,6 @@
 // monitor: per-flow counters (packets, bytes, first and last seen) in an
 // rte_hash, and the top-k heavy hitters by bytes from a count-min sketch plus
-// a k-entry min-heap. The worker publishes the top-k with their flow
+// a k-entry min-heap, both brought up to date at each export. The worker publishes the top-k with their flow
 // counters every export interval (seqlock: the worker never waits); the
 // control request "top" returns that snapshot. Packets always pass.
 #include <arpa/inet.h>
@@ -40,6 +40,11 @@ struct FlowRecord {
   bool active;
   uint32_t sketch_hash;  // the flow's, in the count-min sketch
   uint32_t generation;   // bumped when the record ends: its tickets end
+  // Bytes not yet added to the sketch, and whether the record's position
+  // is on the dirty list (kept when the position takes a new flow: the
+  // list entry then serves the new one).
+  uint64_t unsketched;
+  bool dirty;
 };
 
 struct HeapEntry {
@@ -90,7 +95,8 @@ class MonitorVnf final : public Vnf {
     tsc0_ = clock_();
     unix_ns0_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
     table_ = create_hash_table("monitor", flows, sizeof(TableKey), settings.socket_id, "flows");
-    records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false, 0, 0});
+    records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false, 0, 0, 0, false});
+    dirty_.reserve(records_.size());  // a position is listed at most once: push_back never allocates
     if (timeout_) sweep_.init(static_cast<uint32_t>(records_.size()), timeout_ / 4, clock_());
     heap_.reserve(k_);
   }
@@ -130,7 +136,7 @@ class MonitorVnf final : public Vnf {
           table_full_++;
           continue;
         }
-        records_[pos] = FlowRecord{0, 0, now, now, -1, true, flow_hash(keys[i].flow), records_[pos].generation};
+        records_[pos] = FlowRecord{0, 0, now, now, -1, true, flow_hash(keys[i].flow), records_[pos].generation, 0, records_[pos].dirty};
         flows_++;
       }
       count(pos, lengths[i], now);
@@ -192,15 +198,37 @@ class MonitorVnf final : public Vnf {
   }
 
  private:
-  // One packet of the flow at `pos`, processed or repeated.
+  // One packet of the flow at `pos`, processed or repeated. The flow's
+  // counters are exact at once; its bytes reach the sketch and the heavy
+  // hitters in one add per flow at the next export (sketch_pending): the
+  // sketch sums, so its estimates at an export are the same, and a flow's
+  // many packets cost one sketch update and one heap move, not one each.
   void count(int32_t pos, uint32_t length, uint64_t now) {
     FlowRecord& r = records_[pos];
     r.packets++;
     r.bytes += length;
     r.last_tsc = now;
+    r.unsketched += length;
+    if (!r.dirty) {
+      r.dirty = true;
+      dirty_.push_back(pos);
+    }
     packets_++;
     bytes_ += length;
-    track_heavy_hitter(pos, sketch_.add(r.sketch_hash, length));
+  }
+
+  // Adds the bytes counted since the last export to the sketch, a flow at
+  // a time, and ranks each flow by its new estimate.
+  void sketch_pending() {
+    for (const int32_t pos : dirty_) {
+      FlowRecord& r = records_[pos];
+      r.dirty = false;
+      if (r.unsketched == 0) continue;  // its flow expired since (expire_some sketched it)
+      const uint64_t estimate = sketch_.add(r.sketch_hash, r.unsketched);
+      r.unsketched = 0;
+      track_heavy_hitter(pos, estimate);
+    }
+    dirty_.clear();
   }
 
   void publish_when_due(uint64_t now) {
@@ -238,6 +266,8 @@ class MonitorVnf final : public Vnf {
       FlowRecord& r = records_[pos];
       if (!r.active || now - r.last_tsc <= timeout_) return;
       if (r.heap_slot >= 0) remove_from_heap(static_cast<uint32_t>(r.heap_slot));
+      sketch_.add(r.sketch_hash, r.unsketched);  // its bytes stay in the sketch, as they would have
+      r.unsketched = 0;
       void* key;
       if (rte_hash_get_key_with_position(table_, static_cast<int32_t>(pos), &key) == 0) rte_hash_del_key(table_, key);
       r.active = false;
@@ -291,6 +321,7 @@ class MonitorVnf final : public Vnf {
 
   // Sorted by estimate, largest first; runs once per export interval.
   void publish(uint64_t now) {
+    sketch_pending();
     TopFlow sorted[kMaxTopK];
     uint32_t count = 0;
     for (const HeapEntry& e : heap_) {
@@ -314,6 +345,7 @@ class MonitorVnf final : public Vnf {
   std::vector<FlowRecord> records_;
   CountMinSketch sketch_;
   std::vector<HeapEntry> heap_;  // min-heap on estimate, at most k_ entries
+  std::vector<int32_t> dirty_;   // positions with bytes not yet sketched, each once
   uint32_t k_ = 10;
   uint64_t hz_ = 1;
   uint64_t tsc0_ = 0, unix_ns0_ = 0;
