@@ -28,11 +28,13 @@ void insertion_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint6
 
 // A burst usually takes a few paths in any order (its flows spread over
 // the pools): a counting sort over them.
-void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths) {
-  BurstPaths distinct;
-  uint8_t path_of[kMaxVnfBurst];
-  distinct.find(records, n, path_of);
-  if (!distinct.listed) return insertion_sort(pkts, records, n, paths);
+void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths, BurstPaths& distinct) {
+  if (distinct.of_n != n) distinct.find(records, n);
+  const uint8_t* path_of = distinct.path_of;
+  if (!distinct.listed) {
+    distinct.of_n = 0;
+    return insertion_sort(pkts, records, n, paths);
+  }
   bool sorted = true;
   for (uint16_t i = 1; i < n && sorted; ++i) sorted = distinct.path[path_of[i - 1]] <= distinct.path[path_of[i]];
   if (sorted) {
@@ -44,7 +46,7 @@ void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, 
   for (int k = 0; k < distinct.count; ++k) {
     place[k] = 0;
     for (int j = 0; j < distinct.count; ++j)
-      if (distinct.path[j] < distinct.path[k]) place[k] = static_cast<uint16_t>(place[k] + distinct.records_on[j]);
+      place[k] = static_cast<uint16_t>(place[k] + (distinct.path[j] < distinct.path[k]) * distinct.records_on[j]);  // no branch: any order
   }
   rte_mbuf* placed_pkts[kMaxVnfBurst];
   FastPathRecord* placed_records[kMaxVnfBurst];
@@ -56,6 +58,7 @@ void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, 
   }
   std::copy_n(placed_pkts, n, pkts);
   std::copy_n(placed_records, n, records);
+  distinct.of_n = 0;  // its path_of is in the order before
 }
 
 }  // namespace nfv

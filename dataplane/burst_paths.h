@@ -3,7 +3,12 @@
 // packets out in. Fast-path work per hop can then go by path, not by packet.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include <rte_mbuf.h>
 
@@ -23,17 +28,16 @@ struct BurstPaths {
   uint16_t of_n = 0;    // the records counted (a run is only ever cut to a prefix: n says which)
   uint64_t path[kMax];
   uint16_t records_on[kMax];
+  uint8_t path_of[kMaxVnfBurst];  // each record's index into path[]
 
-  // `path_of` (optional): each record's index into path[]. path, records_on
-  // and path_of hold only when `listed`.
-  void find(FastPathRecord* const* records, uint16_t n, uint8_t* path_of = nullptr) {
+  // path, records_on and path_of hold only when `listed`.
+  void find(FastPathRecord* const* records, uint16_t n) {
     count = 0;
     of_n = n;
     listed = true;
     for (uint16_t i = 0; i < n; ++i) {
       const uint64_t p = records[i]->path();
-      int k = 0;
-      while (k < count && path[k] != p) ++k;
+      int k = index_of(p);
       if (k == count) {
         if (count == kMax) {
           listed = false;
@@ -43,14 +47,36 @@ struct BurstPaths {
         records_on[count++] = 0;
       }
       records_on[k]++;
-      if (path_of) path_of[i] = static_cast<uint8_t>(k);
+      path_of[i] = static_cast<uint8_t>(k);
     }
+  }
+
+ private:
+  // Where path[] holds `p`, or count. A burst's flows take its paths at
+  // random, so a search that stops at the match mispredicts about once per
+  // record: with AVX2 four paths are matched at once, without a branch each.
+  int index_of(uint64_t p) const {
+#ifdef __AVX2__
+    const __m256i needle = _mm256_set1_epi64x(static_cast<long long>(p));
+    for (int k = 0; k < count; k += 4) {
+      const __m256i four = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(path + k));
+      const auto match = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(four, needle))));
+      const uint32_t valid = match & ((1u << std::min(4, count - k)) - 1);  // entries past count are stale
+      if (valid) return k + __builtin_ctz(valid);
+    }
+    return count;
+#else
+    int k = 0;
+    while (k < count && path[k] != p) ++k;
+    return k;
+#endif
   }
 };
 
 // Puts a burst in hop by hop's order: by path (the instance slot at each
 // hop, first hop first), stable. `paths` gets each packet's path in that
-// order. n: at most kMaxVnfBurst.
-void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths);
+// order. n: at most kMaxVnfBurst. `distinct`: the records' paths if found
+// for these n records already (of_n == n), else found here.
+void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths, BurstPaths& distinct);
 
 }  // namespace nfv

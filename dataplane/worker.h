@@ -20,6 +20,8 @@
 
 namespace nfv {
 
+struct BurstPaths;
+
 static_assert(kBurstSize <= kMaxVnfBurst, "a burst goes through the VNFs whole");
 
 class Worker {
@@ -114,10 +116,11 @@ class Worker {
   // a run of repeatable packets through the pools now (how many of them).
   bool chain_eligible(int chain) const;
   bool flow_eligible(const rte_mbuf* m, const FastPathKey& key) const;
-  uint16_t route_repeats(int chain, FastPathRecord** records, uint16_t n, const FirstHop* first);
+  uint16_t route_repeats(int chain, FastPathRecord** records, uint16_t n, const FirstHop* first, BurstPaths& paths);
   uint16_t repeatable_prefix(int chain, rte_mbuf** pkts, uint16_t n, FastPathRecord** records);
   uint16_t slow_prefix(int chain, rte_mbuf** pkts, uint16_t n, bool stop_at_repeat);
-  void repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first);
+  void repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first,
+                   BurstPaths& paths);
   uint16_t process_noting_tickets(int pool, Instance& instance, rte_mbuf** burst, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped);
   void note_slots(int pool, rte_mbuf** pkts, uint16_t n, const uint16_t* slots, uint64_t pins, const uint32_t* pin_hashes);
   void complete_recordings(rte_mbuf** pkts, uint16_t n);

@@ -56,7 +56,7 @@ bool Worker::flow_eligible(const rte_mbuf* m, const FastPathKey& key) const {
 // queued ahead of it (packets of the flow may wait there), and tokens for
 // every packet the run sends it (else hop by hop queues them). Returns how
 // many leading packets may be repeated.
-uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, const FirstHop* first) {
+uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, const FirstHop* first, BurstPaths& paths) {
   const int hops = pod_.routes[chain].egress_stage - 1;
   if (first) {
     // Served from the first hop's queue: the pool steered them there (and
@@ -76,7 +76,6 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
   if (chain_fast_[chain] & kChainPins)
     for (uint16_t i = 0; i < n; ++i)
       if (records[i]->pinned && now_tsc_ - records[i]->pins_seen_tsc >= pin_refresh_tsc_[chain]) stale |= 1ull << i;
-  BurstPaths paths;
   for (int h = first ? 1 : 0; h < hops && n; ++h) {
     const int pool = pod_.index(chain, h, 0);
     const PoolView& view = snapshot_->pools[pool];
@@ -215,10 +214,11 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
   for (uint16_t at = 0; at < n;) {
     const auto left = static_cast<uint16_t>(n - at);
     uint16_t repeated = open ? repeatable_prefix(chain, pkts + at, left, records) : 0;
+    BurstPaths paths;  // of the run's records, found once for routing and ordering
     if (repeated) {
-      const uint16_t routed = route_repeats(chain, records, repeated, first);
+      const uint16_t routed = route_repeats(chain, records, repeated, first, paths);
       if (routed < repeated && !first && pod_.pools[pod_.index(chain, 0, 0)]->slot(records[routed]->slots[0]).owner != index_) {
-        if (routed) repeat_hops(chain, site, pkts + at, records, routed, first);
+        if (routed) repeat_hops(chain, site, pkts + at, records, routed, first, paths);
         forward({.pkts = pkts + at + routed, .n = 1, .chain = chain, .stage = 1, .site = site});
         at = static_cast<uint16_t>(at + routed + 1);
         continue;
@@ -227,7 +227,7 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
       repeated = routed;
     }
     if (repeated) {
-      repeat_hops(chain, site, pkts + at, records, repeated, first);
+      repeat_hops(chain, site, pkts + at, records, repeated, first, paths);
       at = static_cast<uint16_t>(at + repeated);
       continue;
     }
@@ -285,11 +285,12 @@ uint16_t Worker::slow_prefix(int chain, rte_mbuf** pkts, uint16_t n, bool stop_a
 // the chain before the next: the packets are put in that order first (a
 // stable sort by their instances, hop by hop), so the frames leave and
 // every instance sees its packets as hop by hop. Then they leave the chain.
-void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first) {
+void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first,
+                         BurstPaths& distinct) {
   const ChainRoute& route = pod_.routes[chain];
   const int hops = route.egress_stage - 1;
   uint64_t paths[kMaxVnfBurst];
-  order_as_hop_by_hop(pkts, records, n, paths);
+  order_as_hop_by_hop(pkts, records, n, paths, distinct);
   for (uint16_t i = 0; i < n; ++i) ChainFastPath::rewrite(pkts[i], *records[i]);
   // Runs of packets that take one path (ending at run_end[r]), found once:
   // at each hop, an instance's run is the path runs that agree up to it.

@@ -63,7 +63,8 @@ void expect_hop_by_hop_order(const Burst& b, int hops) {
   std::vector<FastPathRecord*> records;
   for (const auto& r : b.records) records.push_back(const_cast<FastPathRecord*>(&r));
   std::vector<uint64_t> paths(static_cast<std::size_t>(n));
-  order_as_hop_by_hop(pkts.data(), records.data(), static_cast<uint16_t>(n), paths.data());
+  BurstPaths distinct;
+  order_as_hop_by_hop(pkts.data(), records.data(), static_cast<uint16_t>(n), paths.data(), distinct);
   for (int j = 0; j < n; ++j) {
     const int i = want[static_cast<std::size_t>(j)];
     ASSERT_EQ(pkts[static_cast<std::size_t>(j)], b.pkts[static_cast<std::size_t>(i)]) << "place " << j;
