@@ -3,12 +3,7 @@
 // packets out in. Fast-path work per hop can then go by path, not by packet.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-
-#ifdef __AVX2__
-#include <immintrin.h>
-#endif
 
 #include <rte_mbuf.h>
 
@@ -37,7 +32,8 @@ struct BurstPaths {
     listed = true;
     for (uint16_t i = 0; i < n; ++i) {
       const uint64_t p = records[i]->path();
-      int k = index_of(p);
+      int k = 0;
+      while (k < count && path[k] != p) ++k;
       if (k == count) {
         if (count == kMax) {
           listed = false;
@@ -51,26 +47,6 @@ struct BurstPaths {
     }
   }
 
- private:
-  // Where path[] holds `p`, or count. A burst's flows take its paths at
-  // random, so a search that stops at the match mispredicts about once per
-  // record: with AVX2 four paths are matched at once, without a branch each.
-  int index_of(uint64_t p) const {
-#ifdef __AVX2__
-    const __m256i needle = _mm256_set1_epi64x(static_cast<long long>(p));
-    for (int k = 0; k < count; k += 4) {
-      const __m256i four = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(path + k));
-      const auto match = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(four, needle))));
-      const uint32_t valid = match & ((1u << std::min(4, count - k)) - 1);  // entries past count are stale
-      if (valid) return k + __builtin_ctz(valid);
-    }
-    return count;
-#else
-    int k = 0;
-    while (k < count && path[k] != p) ++k;
-    return k;
-#endif
-  }
 };
 
 // Puts a burst in hop by hop's order: by path (the instance slot at each
