@@ -165,7 +165,9 @@ TEST(PodConfig, BrokenYamlNamesTheLine) {
 
 TEST(GeoDistance, MatchesTheAbileneEdgeDistancesOfSndlib) {
   // Edge lengths in the SNDlib CSV come from the node coordinates.
-  const std::string dir = std::string(std::getenv("NFV_SHARED_DATA")) + "/topologies/sndlib/";
+  const char* root = std::getenv("NFV_SHARED_DATA");
+  ASSERT_NE(root, nullptr) << "NFV_SHARED_DATA is not set (meson test sets it)";
+  const std::string dir = std::string(root) + "/topologies/sndlib/";
   std::ifstream nodes_in(dir + "abilene_nodes.csv"), edges_in(dir + "abilene_edges.csv");
   ASSERT_TRUE(nodes_in && edges_in);
   std::map<std::string, std::pair<double, double>> nodes;
