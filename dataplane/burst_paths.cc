@@ -46,7 +46,7 @@ void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, 
   for (int k = 0; k < distinct.count; ++k) {
     place[k] = 0;
     for (int j = 0; j < distinct.count; ++j)
-      place[k] = static_cast<uint16_t>(place[k] + (distinct.path[j] < distinct.path[k]) * distinct.records_on[j]);  // no branch: any order
+      place[k] = static_cast<uint16_t>(place[k] + (distinct.path[j] < distinct.path[k]) * distinct.records_on[j]);  // no branch: paths come in any order, a compare would mispredict
   }
   rte_mbuf* placed_pkts[kMaxVnfBurst];
   FastPathRecord* placed_records[kMaxVnfBurst];

@@ -46,7 +46,6 @@ struct BurstPaths {
       path_of[i] = static_cast<uint8_t>(k);
     }
   }
-
 };
 
 // Puts a burst in hop by hop's order: by path (the instance slot at each

@@ -55,7 +55,8 @@ bool Worker::flow_eligible(const rte_mbuf* m, const FastPathKey& key) const {
 // instance goes, which is a new snapshot), ours to run, nothing
 // queued ahead of it (packets of the flow may wait there), and tokens for
 // every packet the run sends it (else hop by hop queues them). Returns how
-// many leading packets may be repeated.
+// many leading packets may be repeated: it only ever cuts the run to a
+// prefix and never reorders it (repeat_hops reuses `paths` by count).
 uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, const FirstHop* first, BurstPaths& paths) {
   const int hops = pod_.routes[chain].egress_stage - 1;
   if (first) {
@@ -214,7 +215,7 @@ void Worker::run_fast_path(int chain, int site, rte_mbuf** pkts, uint16_t n, con
   for (uint16_t at = 0; at < n;) {
     const auto left = static_cast<uint16_t>(n - at);
     uint16_t repeated = open ? repeatable_prefix(chain, pkts + at, left, records) : 0;
-    BurstPaths paths;  // of the run's records, found once for routing and ordering
+    BurstPaths paths;  // of the run's records: routing finds them, ordering reuses them unless routing cut the run after
     if (repeated) {
       const uint16_t routed = route_repeats(chain, records, repeated, first, paths);
       if (routed < repeated && !first && pod_.pools[pod_.index(chain, 0, 0)]->slot(records[routed]->slots[0]).owner != index_) {

@@ -38,7 +38,10 @@ TEST(CountMinSketch, RowsCollideIndependently) {
     for (auto& h : hashes) h = random();
     for (uint32_t h : hashes) sketch.add(h, 1);
     int exact = 0;
-    for (uint32_t h : hashes) exact += sketch.add(h, 0) == 1;
+    for (uint32_t h : hashes) {
+      ASSERT_EQ(sketch.estimate(h), sketch.add(h, 0)) << "estimate() reads what add() returns";
+      exact += sketch.estimate(h) == 1;
+    }
     EXPECT_GE(exact, static_cast<int>(width * 7 / 10)) << "width " << width << ": of " << width << " items, only " << exact
                                                        << " counted exactly";
     // The same pairs colliding row after row: how often two items that

@@ -32,6 +32,15 @@ class CountMinSketch {
     return estimate;
   }
 
+  // The item's estimate: the least of its counters.
+  uint64_t estimate(uint32_t hash) const {
+    const uint64_t mixed = mix(hash);
+    uint64_t least = UINT64_MAX;
+    for (uint32_t row = 0; row < depth_; ++row)
+      least = std::min(least, counters_[row * static_cast<size_t>(width_) + column_of(mixed, row)]);
+    return least;
+  }
+
   // The item's column in `row` (< width; any row below kMaxDepth).
   uint32_t column(uint32_t hash, uint32_t row) const { return column_of(mix(hash), row); }
 

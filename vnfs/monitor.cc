@@ -1,8 +1,9 @@
 // monitor: per-flow counters (packets, bytes, first and last seen) in an
 // rte_hash, and the top-k heavy hitters by bytes from a count-min sketch plus
-// a k-entry min-heap, both brought up to date at each export. The worker publishes the top-k with their flow
-// counters every export interval (seqlock: the worker never waits); the
-// control request "top" returns that snapshot. Packets always pass.
+// a k-entry min-heap, both brought up to date at each export. The worker
+// publishes the top-k with their flow counters every export interval
+// (seqlock: the worker never waits); the control request "top" returns that
+// snapshot. Packets always pass.
 #include <arpa/inet.h>
 
 #include <atomic>
@@ -38,13 +39,12 @@ struct FlowRecord {
   uint64_t last_tsc;
   int32_t heap_slot;  // -1 when not a heavy hitter
   bool active;
+  // Whether the record's position is on the dirty list (kept when the
+  // position takes a new flow: the list entry then serves the new one).
+  bool dirty;
   uint32_t sketch_hash;  // the flow's, in the count-min sketch
   uint32_t generation;   // bumped when the record ends: its tickets end
-  // Bytes not yet added to the sketch, and whether the record's position
-  // is on the dirty list (kept when the position takes a new flow: the
-  // list entry then serves the new one).
-  uint64_t unsketched;
-  bool dirty;
+  uint64_t unsketched;   // bytes not yet added to the sketch
 };
 
 struct HeapEntry {
@@ -95,7 +95,7 @@ class MonitorVnf final : public Vnf {
     tsc0_ = clock_();
     unix_ns0_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
     table_ = create_hash_table("monitor", flows, sizeof(TableKey), settings.socket_id, "flows");
-    records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false, 0, 0, 0, false});
+    records_.assign(rte_hash_max_key_id(table_) + 1, FlowRecord{0, 0, 0, 0, -1, false, false, 0, 0, 0});
     dirty_.reserve(records_.size());  // a position is listed at most once: push_back never allocates
     if (timeout_) sweep_.init(static_cast<uint32_t>(records_.size()), timeout_ / 4, clock_());
     heap_.reserve(k_);
@@ -136,7 +136,7 @@ class MonitorVnf final : public Vnf {
           table_full_++;
           continue;
         }
-        records_[pos] = FlowRecord{0, 0, now, now, -1, true, flow_hash(keys[i].flow), records_[pos].generation, 0, records_[pos].dirty};
+        records_[pos] = FlowRecord{0, 0, now, now, -1, true, records_[pos].dirty, flow_hash(keys[i].flow), records_[pos].generation, 0};
         flows_++;
       }
       count(pos, lengths[i], now);
@@ -199,10 +199,9 @@ class MonitorVnf final : public Vnf {
 
  private:
   // One packet of the flow at `pos`, processed or repeated. The flow's
-  // counters are exact at once; its bytes reach the sketch and the heavy
-  // hitters in one add per flow at the next export (sketch_pending): the
-  // sketch sums, so its estimates at an export are the same, and a flow's
-  // many packets cost one sketch update and one heap move, not one each.
+  // counters are exact at once; its bytes wait for the next export
+  // (sketch_some), so that a flow's many packets cost one sketch add and
+  // one heap move per export, not one each.
   void count(int32_t pos, uint32_t length, uint64_t now) {
     FlowRecord& r = records_[pos];
     r.packets++;
@@ -217,22 +216,35 @@ class MonitorVnf final : public Vnf {
     bytes_ += length;
   }
 
-  // Adds the bytes counted since the last export to the sketch, a flow at
-  // a time, and ranks each flow by its new estimate.
-  void sketch_pending() {
-    for (const int32_t pos : dirty_) {
-      FlowRecord& r = records_[pos];
-      r.dirty = false;
-      if (r.unsketched == 0) continue;  // its flow expired since (expire_some sketched it)
-      const uint64_t estimate = sketch_.add(r.sketch_hash, r.unsketched);
+  // An export's work on the flows counted since the last: their bytes into
+  // the sketch, then each ranked on its estimate with every flow's bytes
+  // in. At most kSketchPerBurst flows a step per burst, so that a table of
+  // many flows never stalls the worker for long; true once all are done.
+  // dirty_ by index: [0, kept_) wait for the next export (bytes came after
+  // their add), [ranked_, sketched_) are added, [sketched_, end) are not.
+  static constexpr size_t kSketchPerBurst = 1024;
+  bool sketch_some() {
+    size_t budget = kSketchPerBurst;
+    for (; sketched_ < dirty_.size() && budget; ++sketched_, --budget) {
+      FlowRecord& r = records_[dirty_[sketched_]];
+      sketch_.add(r.sketch_hash, r.unsketched);
       r.unsketched = 0;
-      track_heavy_hitter(pos, estimate);
     }
-    dirty_.clear();
+    for (; ranked_ < sketched_ && budget; ++ranked_, --budget) {
+      const int32_t pos = dirty_[ranked_];
+      FlowRecord& r = records_[pos];
+      if (r.active) track_heavy_hitter(pos, sketch_.estimate(r.sketch_hash));
+      if (r.unsketched) dirty_[kept_++] = pos;  // stays listed, once
+      else r.dirty = false;
+    }
+    if (ranked_ < dirty_.size()) return false;
+    dirty_.resize(kept_);  // shrinks: never allocates
+    sketched_ = ranked_ = kept_ = 0;
+    return true;
   }
 
   void publish_when_due(uint64_t now) {
-    if (now < next_export_) return;
+    if (now < next_export_ || !sketch_some()) return;
     publish(now);
     next_export_ = now + export_interval_;
   }
@@ -321,7 +333,6 @@ class MonitorVnf final : public Vnf {
 
   // Sorted by estimate, largest first; runs once per export interval.
   void publish(uint64_t now) {
-    sketch_pending();
     TopFlow sorted[kMaxTopK];
     uint32_t count = 0;
     for (const HeapEntry& e : heap_) {
@@ -346,6 +357,7 @@ class MonitorVnf final : public Vnf {
   CountMinSketch sketch_;
   std::vector<HeapEntry> heap_;  // min-heap on estimate, at most k_ entries
   std::vector<int32_t> dirty_;   // positions with bytes not yet sketched, each once
+  size_t sketched_ = 0, ranked_ = 0, kept_ = 0;  // an export's progress through dirty_ (sketch_some)
   uint32_t k_ = 10;
   uint64_t hz_ = 1;
   uint64_t tsc0_ = 0, unix_ns0_ = 0;
