@@ -25,7 +25,7 @@ class CountMinSketch {
     const uint64_t mixed = mix(hash);
     uint64_t estimate = UINT64_MAX;
     for (uint32_t row = 0; row < depth_; ++row) {
-      uint64_t& c = counters_[row * static_cast<size_t>(width_) + column_of(mixed, row)];
+      uint64_t& c = counters_[cell(mixed, row)];
       c += amount;
       estimate = std::min(estimate, c);
     }
@@ -37,7 +37,7 @@ class CountMinSketch {
     const uint64_t mixed = mix(hash);
     uint64_t least = UINT64_MAX;
     for (uint32_t row = 0; row < depth_; ++row)
-      least = std::min(least, counters_[row * static_cast<size_t>(width_) + column_of(mixed, row)]);
+      least = std::min(least, counters_[cell(mixed, row)]);
     return least;
   }
 
@@ -54,6 +54,9 @@ class CountMinSketch {
     const uint64_t h = (mixed * multipliers_[row]) >> 32;
     return static_cast<uint32_t>((h * width_) >> 32);
   }
+
+  // The item's counter in `row`, as an index into counters_.
+  size_t cell(uint64_t mixed, uint32_t row) const { return row * static_cast<size_t>(width_) + column_of(mixed, row); }
 
   // splitmix64's finalizer: every input bit reaches every output bit.
   static uint64_t mix(uint64_t x) {
