@@ -1,27 +1,56 @@
 #include "burst_paths.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace nfv {
 namespace {
 
-// order_as_hop_by_hop for a burst of many paths: stable, and n is small.
-void insertion_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths) {
-  for (uint16_t i = 0; i < n; ++i) paths[i] = records[i]->path();
-  for (uint16_t i = 1; i < n; ++i) {
-    const uint64_t path = paths[i];
-    rte_mbuf* m = pkts[i];
-    FastPathRecord* r = records[i];
-    uint16_t j = i;
-    for (; j > 0 && paths[j - 1] > path; --j) {
-      paths[j] = paths[j - 1];
-      pkts[j] = pkts[j - 1];
-      records[j] = records[j - 1];
-    }
-    paths[j] = path;
-    pkts[j] = m;
-    records[j] = r;
+static_assert(kMaxVnfBurst <= 255, "radix_sort keeps indices and places in bytes");
+
+// order_as_hop_by_hop for a burst of many paths (a pool of several
+// instances per hop whose flows spread unalike, say by reply steering): a
+// stable counting sort by each hop's instance slot, last hop first, which
+// leaves them in first-hop-first order. Hops whose slot every record shares
+// are skipped; the sorts move one-byte indices, and the packets move once.
+// Linear in n per hop, where a comparison sort's moves grew with n squared.
+void radix_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths) {
+  uint64_t differ = 0, any = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    paths[i] = records[i]->path();
+    differ |= paths[i] ^ paths[0];
+    any |= paths[i];
   }
+  uint8_t by_slot[2][kMaxVnfBurst];
+  uint8_t* order = by_slot[0];
+  uint8_t* sorted = by_slot[1];
+  for (uint16_t i = 0; i < n; ++i) order[i] = static_cast<uint8_t>(i);
+  for (int h = kFastPathMaxHops - 1; h >= 0; --h) {
+    if (!FastPathRecord::path_slot(differ, h)) continue;
+    const unsigned top = FastPathRecord::path_slot(any, h);  // no slot at this hop is above it
+    uint8_t place[256];  // n <= 64 fits a byte
+    std::fill_n(place, top + 1, 0);
+    for (uint16_t j = 0; j < n; ++j) place[FastPathRecord::path_slot(paths[order[j]], h)]++;
+    uint8_t at = 0;
+    for (unsigned s = 0; s <= top; ++s) {
+      const uint8_t here = place[s];
+      place[s] = at;
+      at = static_cast<uint8_t>(at + here);
+    }
+    for (uint16_t j = 0; j < n; ++j) sorted[place[FastPathRecord::path_slot(paths[order[j]], h)]++] = order[j];
+    std::swap(order, sorted);
+  }
+  rte_mbuf* placed_pkts[kMaxVnfBurst];
+  FastPathRecord* placed_records[kMaxVnfBurst];
+  uint64_t placed_paths[kMaxVnfBurst];
+  for (uint16_t j = 0; j < n; ++j) {
+    placed_pkts[j] = pkts[order[j]];
+    placed_records[j] = records[order[j]];
+    placed_paths[j] = paths[order[j]];
+  }
+  std::copy_n(placed_pkts, n, pkts);
+  std::copy_n(placed_records, n, records);
+  std::copy_n(placed_paths, n, paths);
 }
 
 }  // namespace
@@ -33,7 +62,7 @@ void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, 
   const uint8_t* path_of = distinct.path_of;
   if (!distinct.listed) {
     distinct.of_n = 0;
-    return insertion_sort(pkts, records, n, paths);
+    return radix_sort(pkts, records, n, paths);
   }
   bool sorted = true;
   for (uint16_t i = 1; i < n && sorted; ++i) sorted = distinct.path[path_of[i - 1]] <= distinct.path[path_of[i]];

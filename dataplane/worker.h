@@ -121,6 +121,8 @@ class Worker {
   uint16_t slow_prefix(int chain, rte_mbuf** pkts, uint16_t n, bool stop_at_repeat);
   void repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** records, uint16_t n, const FirstHop* first,
                    BurstPaths& paths);
+  uint64_t serve_repeats(int pool, uint8_t slot, const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t bytes_in,
+                         bool queued, uint64_t now, bool sample);
   uint16_t process_noting_tickets(int pool, Instance& instance, rte_mbuf** burst, uint16_t n, rte_mbuf** dropped, uint16_t* n_dropped);
   void note_slots(int pool, rte_mbuf** pkts, uint16_t n, const uint16_t* slots, uint64_t pins, const uint32_t* pin_hashes);
   void complete_recordings(rte_mbuf** pkts, uint16_t n);

@@ -326,50 +326,95 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
         pins->note_single(hashes, n, view);
       }
     }
-    uint16_t kept = 0;
-    for (int r = 0; r < runs;) {
-      // A run of packets for one instance: those whose paths agree up to this hop.
-      const uint16_t at = r ? run_end[r - 1] : 0;
-      const uint64_t prefix = FastPathRecord::path_prefix(paths[at], h);
+    // The instances' parts: each a run of packets whose paths agree up to
+    // this hop. An instance whose flows came by different instances before
+    // (a pool that steers by another hash, as lb's connections do) has
+    // several parts; it serves them all in one call, in their order, which
+    // is the order hop by hop hands them to it. Calls per hop stay at most
+    // the pool's instances, however the paths split.
+    uint8_t part_slot[kMaxVnfBurst];
+    uint16_t part_end[kMaxVnfBurst];
+    uint64_t part_bytes[kMaxVnfBurst];
+    int parts = 0;
+    uint64_t seen = 0, again = 0;  // by slot
+    for (int r = 0; r < runs; ++parts) {
+      const uint64_t prefix = FastPathRecord::path_prefix(paths[r ? run_end[r - 1] : 0], h);
       const auto slot = static_cast<uint8_t>(prefix);
-      uint64_t bytes_in = 0;
-      for (; r < runs && FastPathRecord::path_prefix(paths[run_end[r] - 1], h) == prefix; ++r) bytes_in += run_bytes[r];
-      const uint16_t end = run_end[r - 1];
-      for (uint16_t i = at; i < end; ++i) tickets[i - at] = &records[i]->tickets[h];
-      const auto run = static_cast<uint16_t>(end - at);
-      Instance& instance = pod_.pools[pool]->slot(slot);
-      if (!(first && h == 0)) {  // else steered and charged when queued, dequeued
-        instance.bucket.consume(run, false);
-        counters_.pools[pool].steered += run;
+      part_bytes[parts] = 0;
+      for (; r < runs && FastPathRecord::path_prefix(paths[run_end[r] - 1], h) == prefix; ++r) part_bytes[parts] += run_bytes[r];
+      part_end[parts] = run_end[r - 1];
+      part_slot[parts] = slot;
+      again |= seen & (1ull << slot);
+      seen |= 1ull << slot;
+    }
+    uint64_t dropped = 0;  // by place in the burst
+    for (int p = 0; p < parts; ++p) {
+      const uint8_t slot = part_slot[p];
+      const uint16_t at = p ? part_end[p - 1] : 0;
+      if (!(again & (1ull << slot))) {
+        for (uint16_t i = at; i < part_end[p]; ++i) tickets[i - at] = &records[i]->tickets[h];
+        dropped |= serve_repeats(pool, slot, tickets, pkts + at, static_cast<uint16_t>(part_end[p] - at), part_bytes[p], first && h == 0,
+                                 now, sample)
+                   << at;
+        continue;
       }
-      const uint64_t start = sample ? rte_rdtsc() : 0;
-      uint64_t drops = instance.vnf->repeat(tickets, pkts + at, run, now);
-      if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
-      uint64_t bytes_dropped = 0;
-      const auto n_dropped = static_cast<uint16_t>(__builtin_popcountll(drops));
-      if (drops == 0 && kept == at) {
-        kept = end;  // nothing dropped, nothing to move: the usual case
-      } else {
-        for (uint16_t i = at; i < end; ++i, drops >>= 1) {
-          if (drops & 1) {
-            bytes_dropped += rte_pktmbuf_pkt_len(pkts[i]);
-            drop_in_chain(pkts[i], DropReason::vnf);
-            continue;
-          }
-          pkts[kept] = pkts[i];
-          paths[kept] = paths[i];
-          records[kept++] = records[i];
+      if (!(seen & (1ull << slot))) continue;  // served with its first part
+      seen &= ~(1ull << slot);
+      rte_mbuf* gathered[kMaxVnfBurst];
+      uint8_t place[kMaxVnfBurst];
+      uint16_t count = 0;
+      uint64_t bytes_in = 0;
+      for (int q = p; q < parts; ++q) {
+        if (part_slot[q] != slot) continue;
+        bytes_in += part_bytes[q];
+        for (uint16_t i = q ? part_end[q - 1] : 0; i < part_end[q]; ++i, ++count) {
+          tickets[count] = &records[i]->tickets[h];
+          gathered[count] = pkts[i];
+          place[count] = static_cast<uint8_t>(i);
         }
       }
-      instance.counters.bursts++;
-      count_served(instance.counters, run, static_cast<uint16_t>(run - n_dropped), n_dropped, bytes_in, bytes_in - bytes_dropped);
+      for (uint64_t drops = serve_repeats(pool, slot, tickets, gathered, count, bytes_in, first && h == 0, now, sample); drops;
+           drops &= drops - 1)
+        dropped |= 1ull << place[__builtin_ctzll(drops)];
     }
-    if (kept != n) {  // some were dropped: the runs of those left
+    if (dropped) {  // the runs of those left
+      uint16_t kept = 0;
+      for (uint16_t i = 0; i < n; ++i) {
+        if (dropped & (1ull << i)) {
+          drop_in_chain(pkts[i], DropReason::vnf);
+          continue;
+        }
+        pkts[kept] = pkts[i];
+        paths[kept] = paths[i];
+        records[kept++] = records[i];
+      }
       n = kept;
       find_runs();
     }
   }
   forward({.pkts = pkts, .n = n, .chain = chain, .stage = route.egress_stage, .site = site});
+}
+
+// One instance's repeated packets at a hop: what serving them would have
+// done to its token bucket, its VNF and the counters. `queued`: served from
+// the instance's queue, steered and charged when they were queued. Returns
+// the packets the VNF drops (bit i: pkts[i]).
+uint64_t Worker::serve_repeats(int pool, uint8_t slot, const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n,
+                               uint64_t bytes_in, bool queued, uint64_t now, bool sample) {
+  Instance& instance = pod_.pools[pool]->slot(slot);
+  if (!queued) {
+    instance.bucket.consume(n, false);
+    counters_.pools[pool].steered += n;
+  }
+  const uint64_t start = sample ? rte_rdtsc() : 0;
+  const uint64_t drops = instance.vnf->repeat(tickets, pkts, n, now);
+  if (sample) instance.counters.busy_tsc += (rte_rdtsc() - start) * kBusySampleEvery;
+  uint64_t bytes_dropped = 0;
+  for (uint64_t left = drops; left; left &= left - 1) bytes_dropped += rte_pktmbuf_pkt_len(pkts[__builtin_ctzll(left)]);
+  const auto n_dropped = static_cast<uint16_t>(__builtin_popcountll(drops));
+  instance.counters.bursts++;
+  count_served(instance.counters, n, static_cast<uint16_t>(n - n_dropped), n_dropped, bytes_in, bytes_in - bytes_dropped);
+  return drops;
 }
 
 // process(), and for packets tagged for recording, their tickets noted.

@@ -3,7 +3,7 @@
 // a burst by instance at each hop, lowest slot first, and sends each part
 // through the rest of the chain before the next. Checked against that split
 // done literally, on random bursts of few paths (the counting sort) and of
-// many (its fallback).
+// many (its fallback, a radix sort by slot).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -324,5 +324,28 @@ TEST(ChainFastPath, ChangesNothingButTheCostOfMonitorCounterAndRatelimit) {
   std::filesystem::remove(routes);
 }
 
+// Per-flow meters in a pool behind a pool that steers by another hash: lb
+// steers by the connection as it sees it (after nat), the hops after it by
+// the flow's own hash, so a ratelimit instance gets the flows of several lb
+// instances. It meters them in one repeat, and the packets its meters turn
+// red must be the ones dropped, wherever they sit in the burst.
+TEST(ChainFastPath, ChangesNothingButTheCostOfMetersBehindAPoolThatSteersByConnection) {
+  const std::string routes = write_file("fast_path_routes6.txt", "0.0.0.0/0 02:00:00:00:00:01\n192.0.2.0/24 02:00:00:00:00:05\n");
+  const std::string config = chain_pod_config(
+      "      - {vnf: nat, site: A, instances: 3, max_instances: 4, params: {external: \"203.0.113.1,203.0.113.2,203.0.113.3\","
+      " internal: \"10.0.0.0/8\"}}\n"
+      "      - {vnf: lb, site: A, instances: 3, max_instances: 4, params: {connections: \"4096\", services: "
+      "\"198.51.100.10:80/tcp=192.0.2.1:8080,192.0.2.2:8080;198.51.100.10:53/udp=192.0.2.1:53,192.0.2.2:53,192.0.2.3:53\"}}\n"
+      "      - {vnf: ratelimit, site: A, instances: 3, max_instances: 4, params: {per: flow, cir: \"1\", cbs: \"400\", ebs: \"200\", drop: yellow}}\n"
+      "      - {vnf: router, site: A, instances: 2, max_instances: 4, params: {routes_file: " + routes + "}}\n");
+  const Scenario scenario = [](Pod&, Exchange& exchange) {
+    const auto flows = client_traffic();
+    uint32_t number = 0;
+    send_rounds(exchange, flows, number, 120, 6);
+  };
+  expect_same_with_and_without(config, scenario, 0.3, Order::kPerFlow);
+  std::filesystem::remove(routes);
+}
+
 }  // namespace
 }  // namespace nfv
