@@ -8,8 +8,8 @@ namespace {
 
 static_assert(kMaxVnfBurst <= 255, "radix_sort keeps indices and places in bytes");
 
-// order_as_hop_by_hop for a burst of many paths (a pool of several
-// instances per hop whose flows spread unalike, say by reply steering): a
+// order_as_hop_by_hop for a burst of many paths (pools of several
+// instances, one of them steering by another hash than the rest): a
 // stable counting sort by each hop's instance slot, last hop first, which
 // leaves them in first-hop-first order. Hops whose slot every record shares
 // are skipped; the sorts move one-byte indices, and the packets move once.

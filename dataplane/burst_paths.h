@@ -13,9 +13,11 @@
 namespace nfv {
 
 // The distinct paths (FastPathRecord::path) of a run of records and how
-// many records take each: usually a few, since pools of one size steer a
-// flow alike (their Maglev tables are keyed by their instances' serials
-// in the pool), so per-hop work can go by path rather than by record.
+// many records take each: usually a few, since pools of one size that
+// steer by the flow's hash steer it alike (their Maglev tables are keyed by
+// their instances' serials in the pool); a pool that steers by another hash
+// (lb, by its connection) multiplies them by its instances. Per-hop work
+// can then go by path rather than by record.
 struct BurstPaths {
   static constexpr int kMax = 16;
   bool listed = false;  // false: more than kMax paths, none listed
