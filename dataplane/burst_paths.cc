@@ -14,7 +14,7 @@ static_assert(kMaxVnfBurst <= 255, "radix_sort keeps indices and places in bytes
 // leaves them in first-hop-first order. Hops whose slot every record shares
 // are skipped; the sorts move one-byte indices, and the packets move once.
 // Linear in n per hop, where a comparison sort's moves grew with n squared.
-void radix_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths) {
+void radix_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths, uint8_t* arrival) {
   uint64_t differ = 0, any = 0;
   for (uint16_t i = 0; i < n; ++i) {
     paths[i] = records[i]->path();
@@ -47,6 +47,7 @@ void radix_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t*
     placed_pkts[j] = pkts[order[j]];
     placed_records[j] = records[order[j]];
     placed_paths[j] = paths[order[j]];
+    arrival[j] = order[j];
   }
   std::copy_n(placed_pkts, n, pkts);
   std::copy_n(placed_records, n, records);
@@ -57,17 +58,21 @@ void radix_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t*
 
 // A burst usually takes a few paths in any order (its flows spread over
 // the pools): a counting sort over them.
-void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths, BurstPaths& distinct) {
+void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths, uint8_t* arrival,
+                         BurstPaths& distinct) {
   if (distinct.of_n != n) distinct.find(records, n);
   const uint8_t* path_of = distinct.path_of;
   if (!distinct.listed) {
     distinct.of_n = 0;
-    return radix_sort(pkts, records, n, paths);
+    return radix_sort(pkts, records, n, paths, arrival);
   }
   bool sorted = true;
   for (uint16_t i = 1; i < n && sorted; ++i) sorted = distinct.path[path_of[i - 1]] <= distinct.path[path_of[i]];
   if (sorted) {
-    for (uint16_t i = 0; i < n; ++i) paths[i] = distinct.path[path_of[i]];
+    for (uint16_t i = 0; i < n; ++i) {
+      paths[i] = distinct.path[path_of[i]];
+      arrival[i] = static_cast<uint8_t>(i);
+    }
     return;
   }
   // Each path's first place: the records on the paths below it.
@@ -84,6 +89,7 @@ void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, 
     placed_pkts[at] = pkts[i];
     placed_records[at] = records[i];
     paths[at] = distinct.path[path_of[i]];
+    arrival[at] = static_cast<uint8_t>(i);
   }
   std::copy_n(placed_pkts, n, pkts);
   std::copy_n(placed_records, n, records);

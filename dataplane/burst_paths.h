@@ -50,10 +50,14 @@ struct BurstPaths {
   }
 };
 
-// Puts a burst in hop by hop's order: by path (the instance slot at each
-// hop, first hop first), stable. `paths` gets each packet's path in that
-// order. n: at most kMaxVnfBurst. `distinct`: the records' paths if found
-// for these n records already (of_n == n), else found here.
-void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths, BurstPaths& distinct);
+// Puts a burst in the order hop by hop sends it out: by path (the instance
+// slot at each hop, first hop first), stable. `paths` gets each packet's
+// path in that order, `arrival` its place in the burst as it came (an
+// instance at a hop gets its packets by the path up to the hop before,
+// then in arrival order). n: at most kMaxVnfBurst. `distinct`: the
+// records' paths if found for these n records already (of_n == n), else
+// found here.
+void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t* paths, uint8_t* arrival,
+                         BurstPaths& distinct);
 
 }  // namespace nfv

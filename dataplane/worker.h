@@ -195,6 +195,7 @@ class Worker {
   std::unique_ptr<ChainFastPath> fast_path_;
   static constexpr uint8_t kChainFast = 1, kChainPins = 2;  // may take it; a pool keeps flow pins
   std::vector<uint8_t> chain_fast_;        // by chain
+  std::vector<uint8_t> chain_ordered_hops_;  // by chain: bit h where hop h's VNF repeats depending on other flows (order_across_flows)
   // By chain: how often a repeat looks its flow's pins up (a fraction of the
   // shortest idle timeout of its pools).
   std::vector<uint64_t> pin_refresh_tsc_;

@@ -145,6 +145,7 @@ uint16_t Worker::route_repeats(int chain, FastPathRecord** records, uint16_t n, 
 void Worker::prepare_fast_path() {
   const PodLayout& layout = pod_.layout;
   chain_fast_.assign(layout.chains.size(), 0);
+  chain_ordered_hops_.assign(layout.chains.size(), 0);
   pin_refresh_tsc_.assign(layout.chains.size(), 0);
   if (layout.fast_path_flows == 0) return;
   bool any = false;
@@ -159,6 +160,8 @@ void Worker::prepare_fast_path() {
         // 1/64 of it, it lives 63/64 to 1.25 timeouts past the flow's last packet.
         refresh = std::min(refresh, pod_.clock.hz() / 1000 * layout.chains[c].hops[h].flow_idle_timeout_ms / 64);
       }
+    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h)
+      if (VnfRegistry::instance().order_across_flows(layout.chains[c].hops[h].vnf)) chain_ordered_hops_[c] |= static_cast<uint8_t>(1u << h);
     chain_fast_[c] = flags;
     pin_refresh_tsc_[c] = refresh;
     any = true;
@@ -291,10 +294,11 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
   const ChainRoute& route = pod_.routes[chain];
   const int hops = route.egress_stage - 1;
   uint64_t paths[kMaxVnfBurst];
-  order_as_hop_by_hop(pkts, records, n, paths, distinct);
+  uint8_t arrival[kMaxVnfBurst];
+  order_as_hop_by_hop(pkts, records, n, paths, arrival, distinct);
   for (uint16_t i = 0; i < n; ++i) ChainFastPath::rewrite(pkts[i], *records[i]);
   // Runs of packets that take one path (ending at run_end[r]), found once:
-  // at each hop, an instance's run is the path runs that agree up to it.
+  // at each hop, a part is the path runs that agree up to it.
   uint16_t run_end[kMaxVnfBurst];
   uint32_t run_bytes[kMaxVnfBurst];
   int runs = 0;
@@ -329,29 +333,38 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
     // The instances' parts: each a run of packets whose paths agree up to
     // this hop. An instance whose flows came by different instances before
     // (a pool that steers by another hash, as lb's connections do) has
-    // several parts; it serves them all in one call, in their order, which
-    // is the order hop by hop hands them to it. Calls per hop stay at most
-    // the pool's instances, however the paths split.
+    // several parts; it serves them all in one call, in their order (hop by
+    // hop's), so a hop makes at most one call per instance however the
+    // paths split. Within a part the burst's order is by the later hops'
+    // instances; hop by hop hands the part over in arrival order, which a
+    // VNF whose repeats depend on other flows' packets gets.
+    const bool in_arrival_order = chain_ordered_hops_[chain] & (1u << h);
     uint8_t part_slot[kMaxVnfBurst];
     uint16_t part_end[kMaxVnfBurst];
     uint64_t part_bytes[kMaxVnfBurst];
+    uint64_t reordered = 0;  // by part: to be handed over in arrival order
     int parts = 0;
-    uint64_t seen = 0, again = 0;  // by slot
+    uint64_t seen = 0, gather = 0;  // by slot
     for (int r = 0; r < runs; ++parts) {
       const uint64_t prefix = FastPathRecord::path_prefix(paths[r ? run_end[r - 1] : 0], h);
       const auto slot = static_cast<uint8_t>(prefix);
+      const int first_run = r;
       part_bytes[parts] = 0;
       for (; r < runs && FastPathRecord::path_prefix(paths[run_end[r] - 1], h) == prefix; ++r) part_bytes[parts] += run_bytes[r];
       part_end[parts] = run_end[r - 1];
       part_slot[parts] = slot;
-      again |= seen & (1ull << slot);
+      if (in_arrival_order && r - first_run > 1) {
+        reordered |= 1ull << parts;
+        gather |= 1ull << slot;
+      }
+      gather |= seen & (1ull << slot);
       seen |= 1ull << slot;
     }
     uint64_t dropped = 0;  // by place in the burst
     for (int p = 0; p < parts; ++p) {
       const uint8_t slot = part_slot[p];
       const uint16_t at = p ? part_end[p - 1] : 0;
-      if (!(again & (1ull << slot))) {
+      if (!(gather & (1ull << slot))) {
         for (uint16_t i = at; i < part_end[p]; ++i) tickets[i - at] = &records[i]->tickets[h];
         dropped |= serve_repeats(pool, slot, tickets, pkts + at, static_cast<uint16_t>(part_end[p] - at), part_bytes[p], first && h == 0,
                                  now, sample)
@@ -364,14 +377,26 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
       uint8_t place[kMaxVnfBurst];
       uint16_t count = 0;
       uint64_t bytes_in = 0;
+      const auto take = [&](uint16_t i) {
+        tickets[count] = &records[i]->tickets[h];
+        gathered[count] = pkts[i];
+        place[count++] = static_cast<uint8_t>(i);
+      };
       for (int q = p; q < parts; ++q) {
         if (part_slot[q] != slot) continue;
         bytes_in += part_bytes[q];
-        for (uint16_t i = q ? part_end[q - 1] : 0; i < part_end[q]; ++i, ++count) {
-          tickets[count] = &records[i]->tickets[h];
-          gathered[count] = pkts[i];
-          place[count] = static_cast<uint8_t>(i);
+        const uint16_t from = q ? part_end[q - 1] : 0;
+        if (!(reordered & (1ull << q))) {
+          for (uint16_t i = from; i < part_end[q]; ++i) take(i);
+          continue;
         }
+        uint8_t at_arrival[kMaxVnfBurst];  // arrivals are distinct and below 64: a set of them lists them in order
+        uint64_t arrivals = 0;
+        for (uint16_t i = from; i < part_end[q]; ++i) {
+          at_arrival[arrival[i]] = static_cast<uint8_t>(i);
+          arrivals |= 1ull << arrival[i];
+        }
+        for (; arrivals; arrivals &= arrivals - 1) take(at_arrival[__builtin_ctzll(arrivals)]);
       }
       for (uint64_t drops = serve_repeats(pool, slot, tickets, gathered, count, bytes_in, first && h == 0, now, sample); drops;
            drops &= drops - 1)
@@ -386,6 +411,7 @@ void Worker::repeat_hops(int chain, int site, rte_mbuf** pkts, FastPathRecord** 
         }
         pkts[kept] = pkts[i];
         paths[kept] = paths[i];
+        arrival[kept] = arrival[i];
         records[kept++] = records[i];
       }
       n = kept;

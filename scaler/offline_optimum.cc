@@ -51,6 +51,7 @@ HorizonProgram build(const SystemModel& model, const ArrivalSchedule& arrivals, 
 
 struct Solved {
   bool solved = false, optimal = false;
+  bool bounded = false;  // `bound` holds (a MIP stopped at its time limit may have one and no solution)
   std::string status;
   double cost = 0, bound = 0;
   std::vector<double> x;
@@ -67,7 +68,7 @@ Solved solve_lp(const LinearProgram& lp) {
   Clp_initialSolve(clp);
   Solved out;
   const int status = Clp_status(clp);  // 0 optimal, 1 infeasible, 2 unbounded, 3 stopped, 4 errors
-  out.solved = out.optimal = status == 0;
+  out.solved = out.optimal = out.bounded = status == 0;
   out.status = status == 0 ? "optimal" : status == 1 ? "infeasible" : status == 2 ? "unbounded" : "CLP status " + std::to_string(status);
   if (out.solved) {
     out.cost = out.bound = Clp_objectiveValue(clp);
@@ -95,9 +96,12 @@ Solved solve_mip(const LinearProgram& lp, double time_limit_s) {
   out.optimal = Cbc_isProvenOptimal(cbc);
   out.solved = !Cbc_isProvenInfeasible(cbc) && Cbc_getColSolution(cbc) != nullptr;
   out.status = out.optimal ? "optimal" : Cbc_isProvenInfeasible(cbc) ? "infeasible" : "stopped at the time limit";
+  // Branch and bound's best bound holds at a time limit, with or without a
+  // solution found by then.
+  out.bounded = !Cbc_isProvenInfeasible(cbc);
+  if (out.bounded) out.bound = Cbc_getBestPossibleObjValue(cbc);
   if (out.solved) {
     out.cost = Cbc_getObjValue(cbc);
-    out.bound = Cbc_getBestPossibleObjValue(cbc);
     const double* x = Cbc_getColSolution(cbc);
     out.x.assign(x, x + lp.columns());
   }
@@ -127,13 +131,16 @@ OfflineResult solve_offline(const SystemModel& model, const ArrivalSchedule& arr
     const HorizonProgram program = build(model, arrivals, start, problem, settings.integer, !settings.by_chain);
     const Solved solved = settings.integer ? solve_mip(program.lp, settings.time_limit_s) : solve_lp(program.lp);
     result.status = solved.status;
+    result.bounded = result.bounded && solved.bounded;
+    result.bound += solved.bound;
     if (!solved.solved) {
+      // The bound still adds up over the groups; the schedule does not.
       result.solved = result.optimal = false;
-      break;
+      if (!result.bounded) break;
+      continue;
     }
     result.optimal = result.optimal && solved.optimal;
     result.cost += solved.cost;
-    result.bound += solved.bound;
     for (std::size_t t = 0; t < arrivals.slots(); ++t)
       for (std::size_t pool = 0; pool < pools.pools(); ++pool)
         if (program.instances[t][pool] >= 0) result.instances[t][pool] = solved.x[program.instances[t][pool]];

@@ -30,9 +30,10 @@ struct OfflineSettings {
 struct OfflineResult {
   bool solved = false;
   bool optimal = false;   // proven (LP: always when solved)
+  bool bounded = true;    // `bound` holds, even where no schedule was found in time (CBC's best bound)
   std::string status;
   double cost = 0;        // of the best solution found, over the horizon
-  double bound = 0;       // no schedule can cost less (= cost when optimal)
+  double bound = 0;       // no schedule can cost less (= cost when optimal), when `bounded`
   // Instances per slot and pool (PoolIndex); fractional for the LP.
   std::vector<std::vector<double>> instances;
   double seconds = 0;

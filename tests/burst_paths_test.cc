@@ -66,14 +66,16 @@ void expect_hop_by_hop_order(const Burst& b, int hops, bool found = false, int c
   std::vector<FastPathRecord*> records;
   for (const auto& r : b.records) records.push_back(const_cast<FastPathRecord*>(&r));
   std::vector<uint64_t> paths(static_cast<std::size_t>(n));
+  std::vector<uint8_t> arrival(static_cast<std::size_t>(n));
   BurstPaths distinct;
   if (found) distinct.find(records.data(), static_cast<uint16_t>(records.size()));
-  order_as_hop_by_hop(pkts.data(), records.data(), static_cast<uint16_t>(n), paths.data(), distinct);
+  order_as_hop_by_hop(pkts.data(), records.data(), static_cast<uint16_t>(n), paths.data(), arrival.data(), distinct);
   for (int j = 0; j < n; ++j) {
     const int i = want[static_cast<std::size_t>(j)];
     ASSERT_EQ(pkts[static_cast<std::size_t>(j)], b.pkts[static_cast<std::size_t>(i)]) << "place " << j;
     ASSERT_EQ(records[static_cast<std::size_t>(j)], &b.records[static_cast<std::size_t>(i)]) << "place " << j;
     ASSERT_EQ(paths[static_cast<std::size_t>(j)], b.records[static_cast<std::size_t>(i)].path()) << "place " << j;
+    ASSERT_EQ(arrival[static_cast<std::size_t>(j)], i) << "place " << j;
   }
 }
 

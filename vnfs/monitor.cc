@@ -150,6 +150,9 @@ class MonitorVnf final : public Vnf {
   bool stateful() const override { return kStateful; }
 
   static constexpr bool kRepeatsFlows = true;
+  // Flows that tie in the heavy-hitter ranking rank in the order they were
+  // first counted.
+  static constexpr bool kOrderAcrossFlows = true;
   void upkeep(uint64_t now) override {
     if (timeout_) expire_some(now);
   }

@@ -125,6 +125,9 @@ class RateLimitVnf final : public Vnf {
   bool stateful() const override { return table_ != nullptr; }
 
   static constexpr bool kRepeatsFlows = true;
+  // A chain's meter, or the overflow meter past a full table, colours
+  // packets of many flows by their order.
+  static constexpr bool kOrderAcrossFlows = true;
   uint64_t repeat(const FlowTicket* const* tickets, rte_mbuf* const* pkts, uint16_t n, uint64_t now) override {
     uint64_t drops = 0;
     for (uint16_t i = 0; i < n; ++i) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "flow_ticket.h"
@@ -167,11 +168,19 @@ inline uint16_t compact_burst(rte_mbuf** pkts, uint16_t n, rte_mbuf** dropped, u
 using VnfFactory = std::function<std::unique_ptr<Vnf>()>;
 
 // What the pod asks of a VNF type without building one: its class's
-// kStateful and kRepeatsFlows.
+// kStateful, kRepeatsFlows and, where it declares it, kOrderAcrossFlows.
 struct VnfTraits {
   bool stateful = false;
   bool repeats_flows = false;
+  bool order_across_flows = false;
 };
+
+// A class's kOrderAcrossFlows, false where it declares none (most VNFs treat
+// each flow on its own).
+template <typename Cls, typename = void>
+inline constexpr bool kOrderAcrossFlowsOf = false;
+template <typename Cls>
+inline constexpr bool kOrderAcrossFlowsOf<Cls, std::void_t<decltype(Cls::kOrderAcrossFlows)>> = Cls::kOrderAcrossFlows;
 
 class VnfRegistry {
  public:
@@ -188,6 +197,11 @@ class VnfRegistry {
   // Whether the type's instances fill tickets for the chain fast path.
   // Throws like create().
   bool repeats_flows(const std::string& name) const;
+  // Whether what the type does to a packet may depend on other flows'
+  // packets before it (a meter flows share, a ranking of flows): the fast
+  // path then hands its instances their packets in hop by hop's exact
+  // order. Throws like create().
+  bool order_across_flows(const std::string& name) const;
   // name -> description, sorted.
   std::map<std::string, std::string> list() const;
 
@@ -209,10 +223,11 @@ struct VnfRegistration {
 
 // One line per VNF type, next to its class (the library is linked whole).
 // The class says whether the type is stateful (static constexpr bool
-// kStateful). A type that repeats flows says so too (kRepeatsFlows).
+// kStateful). A type that repeats flows says so too (kRepeatsFlows), and
+// one whose repeats depend on other flows' packets (kOrderAcrossFlows).
 #define NFV_REGISTER_VNF(name, cls, description)                                                                  \
   static ::nfv::VnfRegistration nfv_vnf_registration_##cls(name, description,                                      \
-                                                           ::nfv::VnfTraits{cls::kStateful, cls::kRepeatsFlows}, \
+                                                           ::nfv::VnfTraits{cls::kStateful, cls::kRepeatsFlows, ::nfv::kOrderAcrossFlowsOf<cls>}, \
                                                            [] { return std::make_unique<cls>(); })
 
 // Reads a counter another thread increments.

@@ -56,6 +56,7 @@ std::unique_ptr<Vnf> VnfRegistry::create(const std::string& name) const { return
 bool VnfRegistry::stateful(const std::string& name) const { return entry(name).traits.stateful; }
 
 bool VnfRegistry::repeats_flows(const std::string& name) const { return entry(name).traits.repeats_flows; }
+bool VnfRegistry::order_across_flows(const std::string& name) const { return entry(name).traits.order_across_flows; }
 
 std::map<std::string, std::string> VnfRegistry::list() const {
   std::map<std::string, std::string> out;
