@@ -253,6 +253,14 @@ TEST(OfflineOptimum, EqualsBruteForceOnATinyInstanceAndTheLpBoundsItFromBelow) {
   const OfflineResult relaxed = solve_offline(*model, arrivals, start, settings);
   ASSERT_TRUE(relaxed.solved);
   EXPECT_LE(relaxed.cost, lp.cost + 1e-9);
+  // With whole instances chain by chain: a bound between that LP and the optimum.
+  settings.integer = true;
+  const OfflineResult integral = solve_offline(*model, arrivals, start, settings);
+  ASSERT_TRUE(integral.bounded) << integral.status;
+  EXPECT_GE(integral.bound, relaxed.bound - 1e-9);
+  EXPECT_LE(integral.bound, mip.cost * (1 + 1e-6));
+  EXPECT_TRUE(mip.bounded);
+  EXPECT_NEAR(mip.bound, mip.cost, 1e-6 * mip.cost);
 }
 
 }  // namespace
