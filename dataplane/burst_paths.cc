@@ -1,12 +1,30 @@
 #include "burst_paths.h"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 namespace nfv {
 namespace {
 
-static_assert(kMaxVnfBurst <= 255, "radix_sort keeps indices and places in bytes");
+static_assert(kMaxVnfBurst <= 255, "the sorts keep indices and places in bytes");
+
+// Puts the packets, records and paths (given in arrival order) in `order`
+// (order[j]: the arrival place of the j-th), which `arrival` keeps.
+void apply_order(rte_mbuf** pkts, FastPathRecord** records, uint64_t* paths, uint16_t n, const uint8_t* order, uint8_t* arrival) {
+  rte_mbuf* placed_pkts[kMaxVnfBurst];
+  FastPathRecord* placed_records[kMaxVnfBurst];
+  uint64_t placed_paths[kMaxVnfBurst];
+  for (uint16_t j = 0; j < n; ++j) {
+    placed_pkts[j] = pkts[order[j]];
+    placed_records[j] = records[order[j]];
+    placed_paths[j] = paths[order[j]];
+  }
+  std::copy_n(placed_pkts, n, pkts);
+  std::copy_n(placed_records, n, records);
+  std::copy_n(placed_paths, n, paths);
+  std::copy_n(order, n, arrival);
+}
 
 // order_as_hop_by_hop for a burst of many paths (pools of several
 // instances, one of them steering by another hash than the rest): a
@@ -40,18 +58,7 @@ void radix_sort(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, uint64_t*
     for (uint16_t j = 0; j < n; ++j) sorted[place[FastPathRecord::path_slot(paths[order[j]], h)]++] = order[j];
     std::swap(order, sorted);
   }
-  rte_mbuf* placed_pkts[kMaxVnfBurst];
-  FastPathRecord* placed_records[kMaxVnfBurst];
-  uint64_t placed_paths[kMaxVnfBurst];
-  for (uint16_t j = 0; j < n; ++j) {
-    placed_pkts[j] = pkts[order[j]];
-    placed_records[j] = records[order[j]];
-    placed_paths[j] = paths[order[j]];
-    arrival[j] = order[j];
-  }
-  std::copy_n(placed_pkts, n, pkts);
-  std::copy_n(placed_records, n, records);
-  std::copy_n(placed_paths, n, paths);
+  apply_order(pkts, records, paths, n, order, arrival);
 }
 
 }  // namespace
@@ -66,13 +73,9 @@ void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, 
     distinct.of_n = 0;
     return radix_sort(pkts, records, n, paths, arrival);
   }
-  bool sorted = true;
-  for (uint16_t i = 1; i < n && sorted; ++i) sorted = distinct.path[path_of[i - 1]] <= distinct.path[path_of[i]];
-  if (sorted) {
-    for (uint16_t i = 0; i < n; ++i) {
-      paths[i] = distinct.path[path_of[i]];
-      arrival[i] = static_cast<uint8_t>(i);
-    }
+  for (uint16_t i = 0; i < n; ++i) paths[i] = distinct.path[path_of[i]];
+  if (std::is_sorted(paths, paths + n)) {
+    std::iota(arrival, arrival + n, uint8_t{0});
     return;
   }
   // Each path's first place: the records on the paths below it.
@@ -82,17 +85,9 @@ void order_as_hop_by_hop(rte_mbuf** pkts, FastPathRecord** records, uint16_t n, 
     for (int j = 0; j < distinct.count; ++j)
       place[k] = static_cast<uint16_t>(place[k] + (distinct.path[j] < distinct.path[k]) * distinct.records_on[j]);  // no branch: paths come in any order, a compare would mispredict
   }
-  rte_mbuf* placed_pkts[kMaxVnfBurst];
-  FastPathRecord* placed_records[kMaxVnfBurst];
-  for (uint16_t i = 0; i < n; ++i) {
-    const uint16_t at = place[path_of[i]]++;
-    placed_pkts[at] = pkts[i];
-    placed_records[at] = records[i];
-    paths[at] = distinct.path[path_of[i]];
-    arrival[at] = static_cast<uint8_t>(i);
-  }
-  std::copy_n(placed_pkts, n, pkts);
-  std::copy_n(placed_records, n, records);
+  uint8_t order[kMaxVnfBurst];
+  for (uint16_t i = 0; i < n; ++i) order[place[path_of[i]]++] = static_cast<uint8_t>(i);
+  apply_order(pkts, records, paths, n, order, arrival);
   distinct.of_n = 0;  // its path_of is in the order before
 }
 

@@ -153,15 +153,16 @@ void Worker::prepare_fast_path() {
     if (!chain_eligible(static_cast<int>(c))) continue;
     uint8_t flags = kChainFast;
     uint64_t refresh = UINT64_MAX;
-    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h)
+    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h) {
+      const HopInfo& hop = layout.chains[c].hops[h];
       if (affinity_[pod_.index(static_cast<int>(c), static_cast<int>(h), 0)]) {
         flags |= kChainPins;
         // A pin forgets a flow idle for a timeout: looked up at least every
         // 1/64 of it, it lives 63/64 to 1.25 timeouts past the flow's last packet.
-        refresh = std::min(refresh, pod_.clock.hz() / 1000 * layout.chains[c].hops[h].flow_idle_timeout_ms / 64);
+        refresh = std::min(refresh, pod_.clock.hz() / 1000 * hop.flow_idle_timeout_ms / 64);
       }
-    for (std::size_t h = 0; h < layout.chains[c].hops.size(); ++h)
-      if (VnfRegistry::instance().order_across_flows(layout.chains[c].hops[h].vnf)) chain_ordered_hops_[c] |= static_cast<uint8_t>(1u << h);
+      if (VnfRegistry::instance().order_across_flows(hop.vnf)) chain_ordered_hops_[c] |= static_cast<uint8_t>(1u << h);
+    }
     chain_fast_[c] = flags;
     pin_refresh_tsc_[c] = refresh;
     any = true;

@@ -341,7 +341,7 @@ TEST(ChainFastPath, ChangesNothingButTheCostOfMonitorCounterAndRatelimit) {
 // instances. It meters them in one repeat, and the packets its meters turn
 // red must be the ones dropped, wherever they sit in the burst.
 TEST(ChainFastPath, ChangesNothingButTheCostOfMetersBehindAPoolThatSteersByConnection) {
-  const std::string routes = write_file("fast_path_routes6.txt", "0.0.0.0/0 02:00:00:00:00:01\n192.0.2.0/24 02:00:00:00:00:05\n");
+  const std::string routes = write_file("fast_path_routes8.txt", "0.0.0.0/0 02:00:00:00:00:01\n192.0.2.0/24 02:00:00:00:00:05\n");
   const std::string config = chain_pod_config(
       "      - {vnf: nat, site: A, instances: 3, max_instances: 4, params: {external: \"203.0.113.1,203.0.113.2,203.0.113.3\","
       " internal: \"10.0.0.0/8\"}}\n"
@@ -358,7 +358,7 @@ TEST(ChainFastPath, ChangesNothingButTheCostOfMetersBehindAPoolThatSteersByConne
 // after; the fast path puts the burst in the pool's order, and must still
 // hand the meter its packets as they came, or it colours other flows' packets.
 TEST(ChainFastPath, ChangesNothingButTheCostOfAChainMeterBeforeAPool) {
-  const std::string routes = write_file("fast_path_routes7.txt", "0.0.0.0/0 02:00:00:00:00:01\n198.51.100.0/24 02:00:00:00:00:03\n");
+  const std::string routes = write_file("fast_path_routes9.txt", "0.0.0.0/0 02:00:00:00:00:01\n198.51.100.0/24 02:00:00:00:00:03\n");
   const std::string config = chain_pod_config(
       "      - {vnf: firewall, site: A, params: {default: allow}}\n"
       "      - {vnf: ratelimit, site: A, params: {per: chain, cir: \"1\", cbs: \"40000\", ebs: \"20000\", drop: yellow}}\n"
